@@ -1,0 +1,9 @@
+"""moelaws: helpers for an executable book on Mixture-of-Experts scaling laws.
+
+Subpackages: :mod:`moelaws.arch` (configurations and every paper's counting conventions),
+:mod:`moelaws.fit` (the book's scaling-law fitting recipe), :mod:`moelaws.claims` (the registry
+of every reproduced number), :mod:`moelaws.charts` (offline Altair rendering). Importing
+``moelaws`` does not import torch.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,113 @@
+"""The derived ratios each paper uses. The same symbol means different things across papers.
+
+=================  =====================================  =====================================
+paper              symbol                                 definition (this module)
+=================  =====================================  =====================================
+leverage           A (activation ratio)                   (E_a + E_s) / (E + E_s)
+leverage           G (granularity)                        2·d_model / d_expert
+leverage           S (sharing ratio)                      E_s / (E_a + E_s)
+comprehensive      G (granularity)                        n_k + n_s (activated experts)
+comprehensive      S (shared ratio)                       n_s / G
+constrained        g (granularity)                        d / d_exp
+constrained        s (sparsity)                           n_exp / n_topk
+allocation         S (sparsity)                           (E − E_act) / E, shared included
+holistic           S (sequence length), M/N_a, N/N_a      see :func:`holistic_ratios`
+=================  =====================================  =====================================
+"""
+
+from __future__ import annotations
+
+from moelaws.arch.config import MoEConfig
+from moelaws.arch.counting import counts
+
+
+def _require_moe(cfg: MoEConfig, what: str) -> None:
+    if not cfg.is_moe:
+        raise ValueError(f"{what} is defined for MoE configurations only ({cfg.name} is dense)")
+
+
+def activation_ratio(cfg: MoEConfig) -> float:
+    """Leverage paper Sec. 2.1: A = (E_a + E_s) / (E + E_s). Dense models have A = 1."""
+    if not cfg.is_moe:
+        return 1.0
+    return (cfg.top_k + cfg.n_shared) / (cfg.n_experts + cfg.n_shared)
+
+
+def granularity(cfg: MoEConfig, convention: str = "leverage") -> float:
+    """Expert granularity under one paper's definition.
+
+    ``leverage``: G = 2·d_model/d_expert (Sec. 2.1); ``comprehensive``: G = n_k + n_s (Eq. 2);
+    ``constrained``: g = d/d_exp (Sec. 1).
+
+    Raises
+    ------
+    ValueError
+        For a dense configuration or an unknown convention.
+    """
+    _require_moe(cfg, "granularity")
+    if convention == "leverage":
+        return 2 * cfg.d_model / cfg.d_expert
+    if convention == "comprehensive":
+        return float(cfg.top_k + cfg.n_shared)
+    if convention == "constrained":
+        return cfg.d_model / cfg.d_expert
+    raise ValueError(
+        f"granularity convention {convention!r} unknown; use leverage, comprehensive or constrained"
+    )
+
+
+def sharing_ratio(cfg: MoEConfig) -> float:
+    """Shared share of the activated experts: E_s/(E_a + E_s) (leverage Sec. 2.1) = n_s/G
+    (comprehensive Eq. 3) — the two papers' S coincide in formula."""
+    _require_moe(cfg, "sharing ratio")
+    return cfg.n_shared / (cfg.top_k + cfg.n_shared)
+
+
+def sparsity(cfg: MoEConfig, convention: str = "constrained") -> float:
+    """Sparsity under one paper's definition.
+
+    ``constrained``: s = n_exp/n_topk (routed experts, Sec. 1), a ratio ≥ 1.
+    ``allocation``: S = (E − E_act)/E with shared experts counted in both E and E_act
+    (App. B.1: 1 shared + 2 routed active of E = 17 gives 82.35 %), i.e. 1 − A.
+
+    Raises
+    ------
+    ValueError
+        For a dense configuration or an unknown convention.
+    """
+    _require_moe(cfg, "sparsity")
+    if convention == "constrained":
+        return cfg.n_experts / cfg.top_k
+    if convention == "allocation":
+        return 1.0 - activation_ratio(cfg)
+    raise ValueError(f"sparsity convention {convention!r} unknown; use constrained or allocation")
+
+
+def holistic_ratios(cfg: MoEConfig) -> dict[str, float]:
+    """Holistic paper Eq. 5 coordinates: M/N_a and N/N_a (App. A counts)."""
+    c = counts(cfg, "holistic")
+    return {"M/N_a": c.compute_per_token / c.active, "N/N_a": c.total / c.active}
+
+
+def expert_attention_ratio(cfg: MoEConfig) -> float:
+    """Allocation paper: r = C_E/C_A, expert over attention forward FLOPs per token (App. C)."""
+    c = counts(cfg, "allocation")
+    return c.ffn_flops / c.attention_flops
+
+
+def all_ratios(cfg: MoEConfig) -> dict[str, float]:
+    """Every paper's ratios for one configuration (NaN where undefined, e.g. dense models)."""
+    nan = float("nan")
+    moe = cfg.is_moe
+    out = {
+        "A (leverage)": activation_ratio(cfg),
+        "G = 2d/d_e (leverage)": granularity(cfg, "leverage") if moe else nan,
+        "S = E_s/(E_a+E_s) (leverage, comprehensive)": sharing_ratio(cfg) if moe else nan,
+        "G = n_k+n_s (comprehensive)": granularity(cfg, "comprehensive") if moe else nan,
+        "g = d/d_exp (constrained)": granularity(cfg, "constrained") if moe else nan,
+        "s = n_exp/n_topk (constrained)": sparsity(cfg, "constrained") if moe else nan,
+        "S = 1-E_act/E (allocation)": sparsity(cfg, "allocation") if moe else 0.0,
+        "r = C_E/C_A (allocation)": expert_attention_ratio(cfg),
+    }
+    out.update({f"{k} (holistic)": v for k, v in holistic_ratios(cfg).items()})
+    return out

@@ -1,0 +1,55 @@
+"""Tables of configurations for the chapters and the command line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+
+from moelaws.arch.config import MoEConfig
+from moelaws.arch.counting import CONVENTIONS, counts
+from moelaws.arch.presets import PRESETS
+from moelaws.arch.ratios import all_ratios
+
+
+def conventions_table(cfg: MoEConfig) -> pd.DataFrame:
+    """One row per convention: total, active and embedding parameters, forward FLOPs per
+    token, and the per-token compute that convention multiplies by D."""
+    rows = []
+    for conv in CONVENTIONS:
+        c = counts(cfg, conv)
+        rows.append(
+            {
+                "convention": conv,
+                "N (non-embedding)": c.total,
+                "N_a (non-embedding)": c.active,
+                "embedding": c.embedding,
+                "forward FLOPs/token": c.forward_flops,
+                "compute per token (C/D)": c.compute_per_token,
+            }
+        )
+    return pd.DataFrame(rows).set_index("convention")
+
+
+def presets_table(configs: Iterable[MoEConfig] | None = None) -> pd.DataFrame:
+    """The configurations side by side: exact counts (in billions), FLOPs per token and every
+    paper's ratios. Defaults to all presets."""
+    rows = []
+    for cfg in configs if configs is not None else PRESETS.values():
+        c = counts(cfg, "exact")
+        rows.append(
+            {
+                "model": cfg.name,
+                "layers": cfg.n_layers,
+                "d_model": cfg.d_model,
+                "experts (routed+shared)": f"{cfg.n_experts}+{cfg.n_shared}" if cfg.is_moe else "-",
+                "top-k": cfg.top_k if cfg.is_moe else "-",
+                "N (B)": c.total / 1e9,
+                "N_a (B)": c.active / 1e9,
+                "embedding (B)": c.embedding / 1e9,
+                "GFLOPs/token (fwd)": c.forward_flops / 1e9,
+                "N/N_a": c.total / c.active,
+                **all_ratios(cfg),
+            }
+        )
+    return pd.DataFrame(rows).set_index("model")

@@ -1,0 +1,41 @@
+"""The claims registry: the single source of truth for every number the book reproduces.
+
+Usage::
+
+    from moelaws import claims
+    claims.table("anatomy")      # a DataFrame for a chapter
+    claims.check("anatomy")      # raises if any claim is not as expected
+    claims.all_claims()          # every registered Claim
+
+Each paper's claims are in ``moelaws.claims.<paper>`` (a list ``CLAIMS``).
+"""
+
+from moelaws.claims.core import (
+    PAPER_TITLES,
+    PAPERS,
+    Claim,
+    ClaimResult,
+    all_claims,
+    check,
+    evaluate,
+    printed_tolerance,
+    registered_papers,
+    results,
+    summary,
+    table,
+)
+
+__all__ = [
+    "PAPERS",
+    "PAPER_TITLES",
+    "Claim",
+    "ClaimResult",
+    "all_claims",
+    "check",
+    "evaluate",
+    "printed_tolerance",
+    "registered_papers",
+    "results",
+    "summary",
+    "table",
+]

@@ -1,0 +1,355 @@
+"""The claims registry: every number the book reproduces, with the paper's value and ours.
+
+A :class:`Claim` pairs a value printed in a paper (transcribed as the exact string the paper
+prints, so that its precision is known) with a function that computes our value from the
+paper's formulas and tables. Evaluating a claim compares the two within a tolerance derived
+from the printed precision: half a unit in the last printed digit, unless the claim gives a
+tolerance of its own together with the reason for it.
+
+Each paper's claims live in their own module ``moelaws.claims.<paper>`` (see
+:data:`PAPERS`), which defines a module-level list ``CLAIMS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Literal
+
+import pandas as pd
+
+PAPERS: tuple[str, ...] = (
+    "anatomy",
+    "holistic",
+    "leverage",
+    "comprehensive",
+    "constrained",
+    "allocation",
+)
+"""Paper ids, in the book's order. ``anatomy`` holds chapter 0's checks of real model sizes."""
+
+PAPER_TITLES: dict[str, str] = {
+    "anatomy": "Chapter 0: published sizes of real MoE models",
+    "holistic": "Holistic MoE scaling laws: (M, N_a, N) constraints",
+    "leverage": "Efficiency Leverage of MoE language models",
+    "comprehensive": "A comprehensive MoE scaling law L(N, D, N_a, G, S)",
+    "constrained": "MoE design under memory and inference constraints",
+    "allocation": "Optimal expert-attention allocation in MoE",
+}
+
+Relation = Literal["=", "<", ">", "<=", ">="]
+Expected = Literal["reproduced", "discrepancy"]
+
+_REL_EPS = 1e-12
+
+
+def printed_tolerance(printed: str) -> float:
+    """Half a unit in the last digit of a number as printed.
+
+    Parameters
+    ----------
+    printed
+        The number exactly as the paper prints it, e.g. ``"6.78"``, ``"671"``, ``"1.5e22"``,
+        ``"-0.158"``.
+
+    Returns
+    -------
+    float
+        ``0.005`` for ``"6.78"``, ``0.5`` for ``"671"``, ``5e20`` for ``"1.5e22"``.
+
+    Raises
+    ------
+    ValueError
+        If ``printed`` is not a plain decimal number.
+    """
+    text = printed.strip().replace("\u2212", "-")
+    try:
+        number = Decimal(text)
+    except InvalidOperation as exc:
+        raise ValueError(f"printed value {printed!r} is not a decimal number") from exc
+    if not number.is_finite():
+        raise ValueError(f"printed value {printed!r} is not finite")
+    exponent = number.as_tuple().exponent
+    assert isinstance(exponent, int)
+    return 0.5 * 10.0**exponent
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One number a paper prints, and how we compute it.
+
+    Parameters
+    ----------
+    paper
+        Paper id, one of :data:`PAPERS`.
+    ref
+        Where the number is printed, precise enough to find it: table, row, column, equation,
+        section (e.g. ``"Table 3, Kimi-K2, G range, lower end"``).
+    quantity
+        What the number is, with its unit (e.g. ``"total parameters (B)"``).
+    printed
+        The paper's value exactly as printed, in the unit of ``quantity``.
+    compute
+        A function of no arguments that computes our value from the paper's formulas and tables.
+    relation
+        ``"="`` (the default) checks ``|ours - paper| <= tolerance``; an inequality checks that
+        ours satisfies it against the paper's value (for claims such as "EL above 7").
+    tolerance
+        Absolute tolerance. ``None`` (the default) means half a unit in the last printed digit.
+    tolerance_reason
+        Required when ``tolerance`` is given: why the printed precision is not the right one.
+    expected
+        ``"reproduced"`` or ``"discrepancy"``. A discrepancy needs an ``explanation``.
+    explanation
+        Why our value differs from the paper's (required for expected discrepancies), or any
+        note the reader needs to interpret the comparison.
+    """
+
+    paper: str
+    ref: str
+    quantity: str
+    printed: str
+    compute: Callable[[], float] = field(repr=False, compare=False)
+    relation: Relation = "="
+    tolerance: float | None = None
+    tolerance_reason: str = ""
+    expected: Expected = "reproduced"
+    explanation: str = ""
+
+    def __post_init__(self) -> None:
+        if self.paper not in PAPERS:
+            raise ValueError(f"paper {self.paper!r} is not one of {PAPERS}")
+        if self.relation not in ("=", "<", ">", "<=", ">="):
+            raise ValueError(f"relation {self.relation!r} is not one of =, <, >, <=, >=")
+        if self.expected not in ("reproduced", "discrepancy"):
+            raise ValueError(f"expected {self.expected!r} must be 'reproduced' or 'discrepancy'")
+        if self.expected == "discrepancy" and not self.explanation.strip():
+            raise ValueError(f"claim {self.ref!r}: an expected discrepancy needs an explanation")
+        if self.tolerance is not None:
+            if not self.tolerance >= 0:
+                raise ValueError(f"claim {self.ref!r}: tolerance must be non-negative")
+            if not self.tolerance_reason.strip():
+                raise ValueError(f"claim {self.ref!r}: a custom tolerance needs a reason")
+        printed_tolerance(self.printed)
+
+    @property
+    def paper_value(self) -> float:
+        """The printed value as a float."""
+        return float(self.printed.strip().replace("\u2212", "-"))
+
+    @property
+    def tol(self) -> float:
+        """The tolerance in force: the custom one, or half a unit in the last printed digit."""
+        return self.tolerance if self.tolerance is not None else printed_tolerance(self.printed)
+
+    @property
+    def key(self) -> str:
+        """A stable identifier: ``paper: ref: quantity``."""
+        return f"{self.paper}: {self.ref}: {self.quantity}"
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """The evaluation of one :class:`Claim`.
+
+    ``status`` is ``"reproduced"`` or ``"discrepancy"`` (what we found) or ``"error"`` (our
+    computation raised); ``ok`` says whether that is what the claim expects.
+    """
+
+    claim: Claim
+    ours: float
+    status: Literal["reproduced", "discrepancy", "error"]
+    error: str = ""
+
+    @property
+    def abs_err(self) -> float:
+        return abs(self.ours - self.claim.paper_value)
+
+    @property
+    def rel_err(self) -> float:
+        value = self.claim.paper_value
+        return self.abs_err / abs(value) if value != 0 else math.inf
+
+    @property
+    def ok(self) -> bool:
+        return self.status == self.claim.expected
+
+    @property
+    def note(self) -> str:
+        parts = [self.claim.explanation] if self.claim.explanation else []
+        if self.claim.tolerance is not None:
+            parts.append(f"Tolerance: {self.claim.tolerance_reason}")
+        if self.error:
+            parts.append(f"Error: {self.error}")
+        return " ".join(parts)
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON record of ``python -m moelaws reproduce --json``."""
+
+        def _num(x: float) -> float | None:
+            return None if not math.isfinite(x) else float(x)
+
+        return {
+            "paper": self.claim.paper,
+            "ref": self.claim.ref,
+            "quantity": self.claim.quantity,
+            "paper_value": self.claim.paper_value,
+            "ours": _num(self.ours),
+            "abs_err": _num(self.abs_err),
+            "rel_err": _num(self.rel_err),
+            "tolerance": self.claim.tol,
+            "relation": self.claim.relation,
+            "status": self.status,
+            "expected": self.claim.expected,
+            "note": self.note,
+        }
+
+
+def _satisfies(ours: float, claim: Claim) -> bool:
+    paper, tol = claim.paper_value, claim.tol
+    if claim.relation == "=":
+        # A relative epsilon keeps a value printed exactly on a rounding boundary reproducible
+        # despite binary floating point (e.g. 0.125 printed as "0.12" with tolerance 0.005).
+        return abs(ours - paper) <= tol * (1 + 1e-9) + _REL_EPS * abs(paper)
+    if claim.relation == ">":
+        return ours > paper
+    if claim.relation == "<":
+        return ours < paper
+    if claim.relation == ">=":
+        return ours >= paper
+    return ours <= paper
+
+
+def evaluate(claim: Claim) -> ClaimResult:
+    """Compute our value for ``claim`` and compare it with the paper's."""
+    try:
+        ours = float(claim.compute())
+    except Exception as exc:
+        return ClaimResult(claim, math.nan, "error", f"{type(exc).__name__}: {exc}")
+    if not math.isfinite(ours):
+        return ClaimResult(claim, ours, "error", "our value is not finite")
+    status = "reproduced" if _satisfies(ours, claim) else "discrepancy"
+    return ClaimResult(claim, ours, status)
+
+
+def _load(paper: str) -> list[Claim]:
+    module = importlib.import_module(f"moelaws.claims.{paper}")
+    claims = list(module.CLAIMS)
+    for c in claims:
+        if c.paper != paper:
+            raise ValueError(f"moelaws.claims.{paper} registers a claim of paper {c.paper!r}")
+    return claims
+
+
+def registered_papers() -> list[str]:
+    """Paper ids that have a claims module, in the book's order."""
+    found = []
+    for paper in PAPERS:
+        if importlib.util.find_spec(f"moelaws.claims.{paper}") is not None:
+            found.append(paper)
+    return found
+
+
+def all_claims(paper: str | Iterable[str] | None = None) -> list[Claim]:
+    """Every registered claim, or those of one paper (or several).
+
+    Raises
+    ------
+    ValueError
+        If a paper id is unknown, or if two claims share a key.
+    """
+    if paper is None:
+        papers = registered_papers()
+    elif isinstance(paper, str):
+        papers = [paper]
+    else:
+        papers = list(paper)
+    for p in papers:
+        if p not in PAPERS:
+            raise ValueError(f"unknown paper id {p!r}; choose from {', '.join(PAPERS)}")
+    claims = [c for p in papers if p in registered_papers() for c in _load(p)]
+    keys = [c.key for c in claims]
+    dupes = sorted({k for k in keys if keys.count(k) > 1})
+    if dupes:
+        raise ValueError(f"duplicate claim keys: {dupes}")
+    return claims
+
+
+def results(paper: str | Iterable[str] | None = None) -> list[ClaimResult]:
+    """Evaluate every claim of ``paper`` (all papers if ``None``)."""
+    return [evaluate(c) for c in all_claims(paper)]
+
+
+def table(paper: str | Iterable[str] | None = None) -> pd.DataFrame:
+    """The claims of ``paper`` as a DataFrame, for display in the chapters.
+
+    Columns: reference, quantity, paper (the printed string), ours, |error|, tolerance,
+    status, expected, ok, note.
+    """
+    rows = []
+    for r in results(paper):
+        rows.append(
+            {
+                "paper": r.claim.paper,
+                "reference": r.claim.ref,
+                "quantity": r.claim.quantity,
+                "relation": r.claim.relation,
+                "paper value": r.claim.printed,
+                "ours": r.ours,
+                "|error|": r.abs_err,
+                "tolerance": r.claim.tol,
+                "status": r.status,
+                "expected": r.claim.expected,
+                "ok": r.ok,
+                "note": r.note,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def summary(paper: str | Iterable[str] | None = None) -> pd.DataFrame:
+    """Counts per paper: claims, reproduced, explained discrepancies, unexpected outcomes."""
+    df = table(paper)
+    if df.empty:
+        return pd.DataFrame(columns=["claims", "reproduced", "discrepancy", "unexpected"])
+    grouped = df.groupby("paper", sort=False)
+    return pd.DataFrame(
+        {
+            "claims": grouped.size(),
+            "reproduced": grouped["status"].apply(lambda s: int((s == "reproduced").sum())),
+            "discrepancy": grouped["status"].apply(lambda s: int((s == "discrepancy").sum())),
+            "unexpected": grouped["ok"].apply(lambda s: int((~s).sum())),
+        }
+    )
+
+
+def check(paper: str | Iterable[str] | None = None) -> list[ClaimResult]:
+    """Evaluate claims and raise if any outcome differs from what the claim expects.
+
+    The chapters call this at the end so that a wrong reproduced number fails nbval.
+
+    Raises
+    ------
+    AssertionError
+        Listing every claim whose status is not the expected one.
+    """
+    res = results(paper)
+    bad = [r for r in res if not r.ok]
+    if bad:
+        lines = [
+            f"{r.claim.key}: paper {r.claim.printed}, ours {r.ours:.6g} "
+            f"({r.status}, expected {r.claim.expected}) {r.error}"
+            for r in bad
+        ]
+        raise AssertionError("claims not as expected:\n" + "\n".join(lines))
+    return res
+
+
+def slug(text: str) -> str:
+    """A short identifier for test ids."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()

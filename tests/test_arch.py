@@ -1,0 +1,185 @@
+"""Configurations, counting conventions and ratios of ``moelaws.arch``."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from moelaws import arch
+from moelaws.arch import MLA, MoEConfig
+
+TINY = MoEConfig(n_layers=2, d_model=8, n_heads=2, n_kv_heads=1, d_ff=16, n_experts=4, top_k=2,
+                 n_shared=1, d_expert=4, n_dense_layers=1, vocab_size=10, context_length=6)
+
+
+def test_exact_counts_of_a_tiny_config_by_hand() -> None:
+    # attention: q 8x8, k and v 8x4 each (1 kv head of width 4), o 8x8 -> 64+32+32+64 = 192
+    assert arch.attention_weights(TINY) == 192
+    c = arch.counts(TINY, "exact")
+    dense_ffn = 3 * 8 * 16
+    expert = 3 * 8 * 4
+    router = 8 * 4
+    norms = 8 * (2 * 2 + 1)
+    assert c.total == 2 * 192 + dense_ffn + (4 + 1) * expert + router + norms
+    assert c.active == 2 * 192 + dense_ffn + (2 + 1) * expert + router + norms
+    assert c.embedding == 2 * 10 * 8
+    attention_flops = 2 * (2 * 192 + 2 * 6 * 2 * (4 + 4))
+    ffn_flops = 2 * (dense_ffn + 3 * expert + router)
+    assert c.attention_flops == attention_flops
+    assert c.ffn_flops == ffn_flops
+    assert c.logits_flops == 2 * 8 * 10
+    assert c.compute_per_token == 3 * (attention_flops + ffn_flops + 2 * 8 * 10)
+    assert arch.flops(TINY, training=False) == c.forward_flops
+
+
+def test_tied_embeddings_and_biases() -> None:
+    assert arch.embedding_params(TINY.replace(tie_embeddings=True)) == 80
+    biased = TINY.replace(attention_bias=True, expert_bias=True)
+    assert arch.attention_weights(biased) - arch.attention_weights(TINY) == 8 + 2 * 4 + 8
+    extra = arch.total_params(biased) - arch.total_params(TINY)
+    # attention biases in both layers; expert biases (2·d_e + d) for 5 experts; router bias
+    assert extra == 2 * 24 + 5 * (2 * 4 + 8) + 4
+
+
+def test_holistic_convention_matches_appendix_a_by_hand() -> None:
+    c = arch.counts(TINY, "holistic")
+    # Eq. 10 with N_q = 2, N_kv = 1, d_qkv = 4, d = 8, d_d = 16, d_m = 4, K = 2, one shared
+    na = 2 * 8 * 4 * (2 + 1) * 2 + 3 * 8 * 16 * 1 + 1 * (2 * 3 * 8 * 4 + 3 * 8 * 4)
+    assert c.active == na
+    assert c.total == na + 3 * 8 * 4 * (4 - 2) * 1
+    assert c.compute_per_token == 6 * na + 6 * 6 * 2 * 4 * 2  # Eq. 12, S = context length
+
+
+def test_comprehensive_and_constrained_conventions_by_hand() -> None:
+    cfg = MoEConfig(n_layers=3, d_model=16, n_heads=4, n_experts=8, top_k=2, n_shared=1,
+                    d_expert=8, vocab_size=10)
+    comp = arch.counts(cfg, "comprehensive")
+    assert comp.active == (4 * 4 * 4 + 3 * 3 * 8) * 16 * 3  # Eq. 2, G = 3
+    assert comp.total == (4 * 4 * 4 + 3 * 8 * (1 + 8)) * 16 * 3  # Eq. 3, S·G = 1
+    assert comp.compute_per_token == comp.active
+    con = arch.counts(cfg, "constrained")
+    g = 16 / 8
+    assert con.total == pytest.approx(3 * 16**2 * (4 + 3 * 9 / g))  # Eq. 1, shared counted
+    assert con.active == pytest.approx(3 * 16**2 * (4 + 3 * 3 / g))
+    assert math.isnan(con.compute_per_token)
+
+
+def test_leverage_and_allocation_flops_by_hand() -> None:
+    cfg = MoEConfig(n_layers=2, d_model=16, n_heads=4, n_kv_heads=2, n_experts=8, top_k=2,
+                    n_shared=1, d_expert=8, vocab_size=10, context_length=5)
+    lev = arch.counts(cfg, "leverage")
+    attn = 2 * 16**2 * (1 + 2 / 2) + 4 * 5 * 16
+    assert lev.attention_flops == 2 * attn
+    assert lev.ffn_flops == 2 * (6 * 16 * 2 * 8 + 4 * 16 * 8)
+    assert lev.compute_per_token == 3 * (2 * attn + lev.ffn_flops + 2 * 16 * 10)
+    alloc = arch.counts(cfg, "allocation")
+    attn = 2 * 16**2 + 4 * 16**2 / 2 + 2 * 5 * 16 + 2 * 5 * 16 + 2 * 16**2
+    assert alloc.attention_flops == 2 * attn
+    assert alloc.ffn_flops == 2 * (2 * 16 * 8 + 6 * 16 * 8 * 3)
+    ratio = alloc.ffn_flops / alloc.attention_flops
+    assert arch.expert_attention_ratio(cfg) == pytest.approx(ratio)
+
+
+def test_mla_attention_weights_of_deepseek_v3() -> None:
+    cfg = arch.preset("DeepSeek-V3")
+    m = cfg.mla
+    q = 7168 * 1536 + 1536 + 1536 * 128 * 192
+    kv = 7168 * (512 + 64) + 512 + 512 * 128 * (128 + 128)
+    o = 128 * 128 * 7168
+    assert m is not None and arch.attention_weights(cfg) == q + kv + o
+
+
+def test_dense_model_counts() -> None:
+    cfg = arch.preset("Dense-6.1B")
+    assert arch.total_params(cfg) == arch.active_params(cfg)
+    assert arch.activation_ratio(cfg) == 1.0
+    with pytest.raises(ValueError, match="dense"):
+        arch.granularity(cfg)
+
+
+def test_ratios_of_moe_mini() -> None:
+    cfg = arch.preset("MoE-mini")
+    assert arch.activation_ratio(cfg) == pytest.approx(13 / 385)
+    assert arch.granularity(cfg, "leverage") == pytest.approx(2 * 2048 / 384)
+    assert arch.granularity(cfg, "comprehensive") == 13
+    assert arch.granularity(cfg, "constrained") == pytest.approx(2048 / 384)
+    assert arch.sharing_ratio(cfg) == pytest.approx(1 / 13)
+    assert arch.sparsity(cfg, "constrained") == 32
+    assert arch.sparsity(cfg, "allocation") == pytest.approx(1 - 13 / 385)
+
+
+def test_allocation_sparsity_matches_the_papers_setup() -> None:
+    # App. B.1: 1 shared + 2 routed active; E = 17, 33, 65, 129 experts in all
+    expected = {17: 0.8235, 33: 0.9091, 65: 0.9538, 129: 0.9767}
+    for total, s in expected.items():
+        cfg = MoEConfig(n_layers=1, d_model=8, n_heads=1, n_experts=total - 1, top_k=2,
+                        n_shared=1, d_expert=4)
+        assert arch.sparsity(cfg, "allocation") == pytest.approx(s, abs=5e-5)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [
+        ("n_layers", 0, "n_layers"),
+        ("d_model", -8, "d_model"),
+        ("n_heads", 3, "n_heads"),
+        ("n_kv_heads", 3, "n_kv_heads"),
+        ("top_k", 5, "top_k"),
+        ("d_expert", 0, "d_expert"),
+        ("n_dense_layers", 2, "n_dense_layers"),
+        ("vocab_size", 0, "vocab_size"),
+        ("n_shared", -1, "n_shared"),
+        ("n_layers", 2.5, "n_layers"),
+    ],
+)
+def test_invalid_configs_name_the_field(field: str, value: object, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        TINY.replace(**{field: value})
+
+
+def test_dense_config_rejects_moe_fields() -> None:
+    with pytest.raises(ValueError, match="dense"):
+        MoEConfig(n_layers=1, d_model=8, n_heads=2, d_ff=16, top_k=2)
+    with pytest.raises(ValueError, match="d_ff"):
+        MoEConfig(n_layers=1, d_model=8, n_heads=2)
+
+
+def test_mla_validation() -> None:
+    with pytest.raises(ValueError, match=r"mla\.kv_lora_rank"):
+        MLA(kv_lora_rank=0, qk_nope_head_dim=1, qk_rope_head_dim=1, v_head_dim=1)
+
+
+def test_unknown_convention_and_preset() -> None:
+    with pytest.raises(ValueError, match="convention"):
+        arch.counts(TINY, "kaplan")
+    with pytest.raises(ValueError, match="preset"):
+        arch.preset("GPT-5")
+    with pytest.raises(ValueError, match="convention"):
+        arch.granularity(TINY, "holistic")
+    with pytest.raises(ValueError, match="convention"):
+        arch.sparsity(TINY, "leverage")
+
+
+def test_from_dict_round_trip_and_errors() -> None:
+    cfg = arch.preset("DeepSeek-V3")
+    assert MoEConfig.from_dict(cfg.to_dict()) == cfg
+    with pytest.raises(ValueError, match="unknown configuration fields"):
+        MoEConfig.from_dict({"n_layers": 1, "d_model": 8, "n_heads": 1, "d_ff": 4, "wings": 2})
+    with pytest.raises(ValueError):
+        MoEConfig.from_dict({"n_layers": 1})
+    with pytest.raises(ValueError):
+        MoEConfig.from_dict([1, 2])
+
+
+def test_every_preset_counts_under_every_convention() -> None:
+    for cfg in arch.PRESETS.values():
+        assert cfg.source
+        for conv in arch.CONVENTIONS:
+            c = arch.counts(cfg, conv)
+            assert c.total >= c.active > 0
+        table = arch.conventions_table(cfg)
+        assert list(table.index) == list(arch.CONVENTIONS)
+    table = arch.presets_table()
+    assert list(table.index) == list(arch.PRESETS)
+    assert table.loc["Mixtral-8x7B", "s = n_exp/n_topk (constrained)"] == 4

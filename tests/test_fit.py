@@ -1,0 +1,140 @@
+"""The book's fitting recipe recovers known coefficients from synthetic data."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from moelaws import fit
+
+TRUE = {"a": np.log(406.4), "b": np.log(410.7), "e": np.log(1.69), "alpha": 0.34, "beta": 0.28}
+
+
+def chinchilla_data(n: int = 120, noise: float = 0.0, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([10 ** rng.uniform(7, 10, n), 10 ** rng.uniform(9, 11.5, n)])
+    law = fit.chinchilla_law()
+    y = law.predict(TRUE, X) * np.exp(rng.normal(0, noise, n))
+    return law, X, y
+
+
+def test_power_law_recovers_exact_coefficients() -> None:
+    x = np.geomspace(1e18, 1e22, 9)
+    p = fit.fit_power_law(x, 576.0 * x**-0.158)
+    assert p.coef == pytest.approx(576.0, rel=1e-9)
+    assert p.exponent == pytest.approx(-0.158, abs=1e-12)
+    assert p.r2 == pytest.approx(1.0)
+    assert p(1e20) == pytest.approx(576.0 * 1e20**-0.158)
+
+
+def test_power_law_standard_errors_cover_the_truth() -> None:
+    rng = np.random.default_rng(1)
+    x = np.geomspace(1, 1e4, 50)
+    y = 3.0 * x**0.5 * np.exp(rng.normal(0, 0.05, x.size))
+    p = fit.fit_power_law(x, y)
+    assert abs(p.exponent - 0.5) < 4 * p.exponent_se
+    assert 0 < p.exponent_se < 0.01
+
+
+@pytest.mark.parametrize("bad", [([1, 2, -3], [1, 2, 3]), ([1, 2], [1, 2]), ([1, 2, 3], [1, 2])])
+def test_power_law_rejects_bad_input(bad) -> None:
+    with pytest.raises(ValueError):
+        fit.fit_power_law(*bad)
+
+
+def test_huber_loss_values() -> None:
+    assert fit.huber_loss(np.array([0.0005]), 1e-3) == pytest.approx(0.5 * 0.0005**2)
+    assert fit.huber_loss(np.array([-0.01]), 1e-3) == pytest.approx(1e-3 * (0.01 - 0.0005))
+    with pytest.raises(ValueError):
+        fit.huber_loss(np.array([1.0]), 0.0)
+
+
+def test_chinchilla_fit_recovers_noise_free_coefficients() -> None:
+    law, X, y = chinchilla_data()
+    starts = {"a": [5.0], "b": [5.0], "e": [0.0, 0.5], "alpha": [0.5], "beta": [0.5]}
+    res = fit.fit_law(law, X, y, starts)
+    for name, value in TRUE.items():
+        assert res.params[name] == pytest.approx(value, abs=2e-3), name
+    assert len(res.starts) == 2
+    assert {"loss", "converged", "start_a"} <= set(res.starts.columns)
+    assert res.predict(X) == pytest.approx(y, rel=1e-4)
+
+
+def test_analytic_gradient_matches_finite_differences() -> None:
+    law, X, _ = chinchilla_data(30)
+    F = law.prepare(X)
+    p = np.array([6.0, 6.1, 0.5, 0.3, 0.3])
+    _, jac = law.log_value_and_jacobian(p, F)
+    eps = 1e-6
+    for j in range(5):
+        dp = np.zeros(5)
+        dp[j] = eps
+        num = (law.log_predict(p + dp, F) - law.log_predict(p - dp, F)) / (2 * eps)
+        assert jac[:, j] == pytest.approx(num, rel=1e-5, abs=1e-8)
+
+
+def test_fit_without_gradient_and_with_bfgs() -> None:
+    law, X, y = chinchilla_data(60)
+    plain = fit.Law(law.names, law.log_predict, features=np.log)
+    starts = np.array([[5.5, 5.5, 0.4, 0.3, 0.3]])
+    for method in ("L-BFGS-B", "BFGS"):
+        res = fit.fit_law(plain, X, y, starts, method=method, loss="squared")
+        assert res.params["alpha"] == pytest.approx(0.34, abs=5e-3), method
+
+
+def test_fit_law_rejects_bad_input() -> None:
+    law, X, y = chinchilla_data(10)
+    with pytest.raises(ValueError, match="positive"):
+        fit.fit_law(law, X, -y, {"a": [1], "b": [1], "e": [0], "alpha": [0.3], "beta": [0.3]})
+    with pytest.raises(ValueError, match="lacks"):
+        fit.fit_law(law, X, y, {"a": [1]})
+    with pytest.raises(ValueError, match="loss"):
+        fit.fit_law(law, X, y, np.ones((1, 5)), loss="l1")
+    with pytest.raises(ValueError, match="one row"):
+        fit.fit_law(law, X[:5], y, np.ones((1, 5)))
+
+
+def test_bootstrap_interval_covers_the_mean() -> None:
+    rng = np.random.default_rng(3)
+    data = rng.normal(10.0, 1.0, 200)
+    res = fit.bootstrap(lambda idx: {"mean": data[idx].mean()}, data.size, n_resamples=400, seed=7)
+    iv = res.intervals()
+    assert iv.loc["mean", "low"] < 10.0 < iv.loc["mean", "high"]
+    assert iv.loc["mean", "high"] - iv.loc["mean", "low"] == pytest.approx(
+        2 * 1.96 / np.sqrt(200), rel=0.25
+    )
+    again = fit.bootstrap(
+        lambda idx: {"mean": data[idx].mean()}, data.size, n_resamples=400, seed=7
+    )
+    assert again.estimates.equals(res.estimates)
+    with pytest.raises(ValueError):
+        fit.bootstrap(lambda idx: {}, 1)
+
+
+def test_parameter_recovery_reports_bias_and_spread() -> None:
+    law, X, _ = chinchilla_data(80)
+    starts = np.array([[6.0, 6.0, 0.5, 0.35, 0.3]])
+    table = fit.parameter_recovery(law, TRUE, X, noise_sd=0.005, starts=starts, n_repeats=5)
+    assert list(table.index) == list(law.names)
+    assert (table["rel_rmse"] < 0.2).all()
+    assert table.loc["alpha", "sd"] > 0
+    exact = fit.parameter_recovery(law, TRUE, X, noise_sd=0.0, starts=starts, n_repeats=2)
+    assert (exact["rel_rmse"] < 1e-2).all()
+    with pytest.raises(ValueError):
+        fit.parameter_recovery(law, TRUE, X, noise_sd=-1, starts=starts)
+
+
+@pytest.mark.slow
+def test_full_hoffmann_grid_benchmark() -> None:
+    """A 5-parameter fit over Hoffmann et al.'s full grid of 4500 starts takes seconds."""
+    law, X, y = chinchilla_data(240, noise=0.01)
+    t0 = time.perf_counter()
+    res = fit.fit_law(law, X, y, fit.HOFFMANN_GRID)
+    elapsed = time.perf_counter() - t0
+    assert len(res.starts) == 4500
+    assert res.params["alpha"] == pytest.approx(0.34, abs=0.03)
+    assert res.params["beta"] == pytest.approx(0.28, abs=0.03)
+    print(f"full grid: {elapsed:.1f} s")
+    assert elapsed < 120, "the grid fit should take seconds, not minutes"
