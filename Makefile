@@ -39,6 +39,10 @@ $(VENDOR_STAMP): book/vendor/package.json book/vendor/package-lock.json
 	   book/vendor/node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js $(VENDOR)/
 	mv $(VENDOR)/require.js $(VENDOR)/require.min.js
 	cp -r book/vendor/node_modules/mathjax/es5 $(VENDOR)/mathjax
+	# The widget manager loads its fonts from beside its RequireJS module id.
+	mkdir -p $(VENDOR)/@jupyter-widgets/html-manager
+	cp -r book/vendor/node_modules/@jupyter-widgets/html-manager/dist \
+	   $(VENDOR)/@jupyter-widgets/html-manager/dist
 	touch $@
 
 vendor: $(VENDOR_STAMP)
@@ -67,6 +71,8 @@ nbval: venv
 book-check: book
 	test -f _build/html/index.html
 	test -f _build/html/notebooks/00_anatomy.html
+	@if grep -rlE "unpkg\.com|jsdelivr|cdnjs|cdn\.plot\.ly|googleapis" _build/html --include='*.html'; then \
+	  echo "built pages above refer to a CDN"; exit 1; fi
 
 test: lint unit nbval book-check
 	@echo "make test: all checks passed"

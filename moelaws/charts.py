@@ -85,9 +85,9 @@ class VegaLiteMimeRenderer:
     as nothing; the HTML output is the one the page shows.
     """
 
-    mime_priority_overrides = [
+    mime_priority_overrides = tuple(
         ("*", f"application/vnd.vegalite.v{major}+json", None) for major in (4, 5, 6)
-    ]
+    )
 
     @staticmethod
     def handle_mime(renderer: Any, data: Any, inline: bool) -> list[Any] | None:

@@ -17,6 +17,8 @@ converge on one recipe, implemented here once:
 from __future__ import annotations
 
 import itertools
+import multiprocessing
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -214,6 +216,7 @@ def fit_law(
     method: str = "L-BFGS-B",
     bounds: Sequence[tuple[float | None, float | None]] | None = None,
     maxiter: int = 10_000,
+    n_jobs: int = 1,
 ) -> FitResult:
     """Fit ``law`` to ``(X, y)`` by minimising a loss on log residuals from every start.
 
@@ -235,6 +238,10 @@ def fit_law(
     method
         A :func:`scipy.optimize.minimize` method: ``"L-BFGS-B"`` (the book's default) or
         ``"BFGS"`` where a paper used it.
+    n_jobs
+        Worker processes for the starts (``-1``: one per CPU). Starts are independent, so the
+        result does not depend on ``n_jobs``. Uses ``fork`` and falls back to one process
+        where fork is unavailable.
 
     Returns
     -------
@@ -259,40 +266,79 @@ def fit_law(
         raise ValueError("loss must be 'huber' or 'squared'")
     log_y = np.log(y)
 
-    def objective(p: Array) -> float:
-        resid = law.log_predict(p, F) - log_y
-        if loss == "huber":
-            return huber_loss(resid, delta)
-        return float(0.5 * resid @ resid)
-
-    def objective_and_grad(p: Array) -> tuple[float, Array]:
-        log_pred, jac = law.log_value_and_jacobian(p, F)
-        resid = log_pred - log_y
-        # d/dr of the Huber loss is r inside the threshold and δ·sign(r) outside.
-        psi = np.clip(resid, -delta, delta) if loss == "huber" else resid
-        value = huber_loss(resid, delta) if loss == "huber" else float(0.5 * resid @ resid)
-        return value, psi @ jac
-
-    use_jac = law.log_value_and_jacobian is not None
-
+    problem = _Problem(law, F, log_y, delta, loss, method, bounds, maxiter)
     grid = _grid(starts, law.names)
-    rows = []
-    for p0 in grid:
-        with np.errstate(all="ignore"):
-            res = optimize.minimize(
-                objective_and_grad if use_jac else objective, p0, jac=use_jac or None,
-                method=method, bounds=bounds if method == "L-BFGS-B" else None,
-                options={"maxiter": maxiter},
-            )
-        value = float(res.fun) if np.isfinite(res.fun) else np.inf
-        rows.append(
-            {**{f"start_{n}": v for n, v in zip(law.names, p0, strict=True)},
-             **dict(zip(law.names, res.x, strict=True)), "loss": value,
-             "converged": bool(res.success)}
-        )
+    jobs = (os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
+    if jobs > 1 and len(grid) > jobs and "fork" in multiprocessing.get_all_start_methods():
+        global _ACTIVE_PROBLEM
+        _ACTIVE_PROBLEM = problem
+        try:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                chunks = pool.map(_solve_chunk, np.array_split(grid, jobs * 4))
+        finally:
+            _ACTIVE_PROBLEM = None
+        rows = [row for chunk in chunks for row in chunk]
+    else:
+        rows = [problem.solve(p0) for p0 in grid]
     table = pd.DataFrame(rows)
     best = table.loc[table["loss"].idxmin()]
     return FitResult(law, {n: float(best[n]) for n in law.names}, float(best["loss"]), table)
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """One fitting problem; ``solve`` runs the optimiser from one start."""
+
+    law: Law
+    F: Array
+    log_y: Array
+    delta: float
+    loss: str
+    method: str
+    bounds: Sequence[tuple[float | None, float | None]] | None
+    maxiter: int
+
+    def objective(self, p: Array) -> float:
+        resid = self.law.log_predict(p, self.F) - self.log_y
+        if self.loss == "huber":
+            return huber_loss(resid, self.delta)
+        return float(0.5 * resid @ resid)
+
+    def objective_and_grad(self, p: Array) -> tuple[float, Array]:
+        assert self.law.log_value_and_jacobian is not None
+        log_pred, jac = self.law.log_value_and_jacobian(p, self.F)
+        resid = log_pred - self.log_y
+        if self.loss == "huber":
+            # d/dr of the Huber loss is r inside the threshold and δ·sign(r) outside.
+            return huber_loss(resid, self.delta), np.clip(resid, -self.delta, self.delta) @ jac
+        return float(0.5 * resid @ resid), resid @ jac
+
+    def solve(self, p0: Array) -> dict[str, float | bool]:
+        use_jac = self.law.log_value_and_jacobian is not None
+        with np.errstate(all="ignore"):
+            res = optimize.minimize(
+                self.objective_and_grad if use_jac else self.objective, p0,
+                jac=use_jac or None, method=self.method,
+                bounds=self.bounds if self.method == "L-BFGS-B" else None,
+                options={"maxiter": self.maxiter},
+            )
+        value = float(res.fun) if np.isfinite(res.fun) else np.inf
+        names = self.law.names
+        return {
+            **{f"start_{n}": float(v) for n, v in zip(names, p0, strict=True)},
+            **{n: float(v) for n, v in zip(names, res.x, strict=True)},
+            "loss": value,
+            "converged": bool(res.success),
+        }
+
+
+_ACTIVE_PROBLEM: _Problem | None = None
+
+
+def _solve_chunk(starts: Array) -> list[dict[str, float | bool]]:
+    # Runs in a forked worker, which inherits the problem instead of unpickling closures.
+    assert _ACTIVE_PROBLEM is not None
+    return [_ACTIVE_PROBLEM.solve(p0) for p0 in starts]
 
 
 @dataclass(frozen=True)
