@@ -55,7 +55,7 @@ book: venv vendor
 	echo "Book built in $$((end - start)) s: open $(CURDIR)/_build/html/index.html"
 
 lint: venv
-	$(BIN)/ruff check moelaws tests
+	$(BIN)/ruff check moelaws tests book/_ext
 
 unit: venv
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests
