@@ -217,6 +217,7 @@ def fit_law(
     bounds: Sequence[tuple[float | None, float | None]] | None = None,
     maxiter: int = 10_000,
     n_jobs: int = 1,
+    options: Mapping[str, float] | None = None,
 ) -> FitResult:
     """Fit ``law`` to ``(X, y)`` by minimising a loss on log residuals from every start.
 
@@ -238,6 +239,11 @@ def fit_law(
     method
         A :func:`scipy.optimize.minimize` method: ``"L-BFGS-B"`` (the book's default) or
         ``"BFGS"`` where a paper used it.
+    options
+        Extra options for the optimiser, e.g. ``{"ftol": 1e-15, "gtol": 1e-12}`` for
+        L-BFGS-B. SciPy's default stopping tolerances can stop early on laws with many
+        weakly identified constants (Besiroglu et al. show how much that distorts a fit):
+        tighten them and compare ``.starts`` before trusting the best fit.
     n_jobs
         Worker processes for the starts (``-1``: one per CPU). Starts are independent, so the
         result does not depend on ``n_jobs``. Uses ``fork`` and falls back to one process
@@ -266,7 +272,8 @@ def fit_law(
         raise ValueError("loss must be 'huber' or 'squared'")
     log_y = np.log(y)
 
-    problem = _Problem(law, F, log_y, delta, loss, method, bounds, maxiter)
+    opts = {"maxiter": maxiter, **(options or {})}
+    problem = _Problem(law, F, log_y, delta, loss, method, bounds, opts)
     grid = _grid(starts, law.names)
     jobs = (os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
     if jobs > 1 and len(grid) > jobs and "fork" in multiprocessing.get_all_start_methods():
@@ -296,7 +303,7 @@ class _Problem:
     loss: str
     method: str
     bounds: Sequence[tuple[float | None, float | None]] | None
-    maxiter: int
+    options: Mapping[str, float]
 
     def objective(self, p: Array) -> float:
         resid = self.law.log_predict(p, self.F) - self.log_y
@@ -320,7 +327,7 @@ class _Problem:
                 self.objective_and_grad if use_jac else self.objective, p0,
                 jac=use_jac or None, method=self.method,
                 bounds=self.bounds if self.method == "L-BFGS-B" else None,
-                options={"maxiter": self.maxiter},
+                options=dict(self.options),
             )
         value = float(res.fun) if np.isfinite(res.fun) else np.inf
         names = self.law.names

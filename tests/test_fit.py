@@ -75,6 +75,14 @@ def test_analytic_gradient_matches_finite_differences() -> None:
         assert jac[:, j] == pytest.approx(num, rel=1e-5, abs=1e-8)
 
 
+def test_tighter_options_are_passed_to_the_optimiser() -> None:
+    law, X, y = chinchilla_data(60, noise=0.01)
+    start = np.array([[5.0, 5.0, 0.0, 0.5, 0.5]])
+    loose = fit.fit_law(law, X, y, start, options={"maxiter": 3})
+    tight = fit.fit_law(law, X, y, start, options={"ftol": 1e-15, "gtol": 1e-12})
+    assert tight.loss < loose.loss
+
+
 def test_parallel_starts_give_the_serial_result() -> None:
     law, X, y = chinchilla_data(60, noise=0.01)
     starts = {"a": [0.0, 5.0], "b": [0.0, 5.0], "e": [0.0, 0.5], "alpha": [0.5], "beta": [0.5]}
