@@ -1,0 +1,208 @@
+"""The paper's setup (App. B.1, Table 2) and its cross-check against the leverage paper.
+
+The allocation paper and the efficiency-leverage paper (Tian et al. 2025) share authors. The
+allocation paper's Table 2 (layers, heads, batch size, learning rate per "activated
+parameter" label) matches the leverage paper's Table 12, which lists the configurations of
+its own attention/FFN compute-allocation study: 64 routed experts, 1 shared, 2 routed active
+(E = 65, S = 95.38 %, one of the allocation paper's four sparsities), per-token compute fixed
+within a group while d_model and d_expert trade off. Table 12 is transcribed in
+``moelaws/data/allocation/leverage_table12.csv`` (see the README there) and gives the only
+concrete architectures behind the allocation paper's labels.
+
+The leverage paper's Eq. 5 gives the compute-optimal hyper-parameters
+``η_opt = 1.1576·C^−0.1529`` and ``B_opt = 0.0694·C^0.3644`` (B in tokens; the search grid ran
+over 2^18 to 2^21 tokens). They are implemented here, rather than imported from
+``moelaws.leverage``, so that this chapter depends on nothing but the printed formula.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+
+from moelaws import arch
+from moelaws.allocation._checks import Array, check_compute, check_positive
+from moelaws.allocation.design import flops_split
+from moelaws.arch import MoEConfig
+
+LEVERAGE_ETA = (1.1576, -0.1529)
+"""Leverage paper, App. E.1 Eq. 5: η_opt = 1.1576·C^−0.1529 (C in training FLOPs)."""
+LEVERAGE_BATCH = (0.0694, 0.3644)
+"""Leverage paper, App. E.1 Eq. 5: B_opt = 0.0694·C^0.3644 (tokens)."""
+CONTEXT_LENGTH = 4096
+"""App. B.1 (and the leverage paper's App. D): training sequence length."""
+VOCAB_SIZE = 128_000
+"""App. B.1: "128k" (the leverage paper's tokenizer has 126,464 entries)."""
+LEVERAGE_VOCAB_SIZE = 126_464
+MAX_TRAINING_FLOPS = 1e21
+"""App. B.1: the largest training compute of the experiments."""
+
+
+def leverage_eta_opt(C: Array) -> np.ndarray:
+    """Leverage paper Eq. 5: compute-optimal peak learning rate ``1.1576·C^−0.1529``.
+
+    Raises
+    ------
+    ValueError
+        If ``C`` is not finite and positive.
+    """
+    coef, exp = LEVERAGE_ETA
+    return coef * check_compute(C) ** exp
+
+
+def leverage_batch_opt(C: Array) -> np.ndarray:
+    """Leverage paper Eq. 5: compute-optimal batch size in tokens, ``0.0694·C^0.3644``.
+
+    Raises
+    ------
+    ValueError
+        If ``C`` is not finite and positive.
+    """
+    coef, exp = LEVERAGE_BATCH
+    return coef * check_compute(C) ** exp
+
+
+def compute_for_eta(eta: Array) -> np.ndarray:
+    """Training compute at which leverage Eq. 5 prescribes learning rate ``eta``.
+
+    Raises
+    ------
+    ValueError
+        If ``eta`` is not finite and positive.
+    """
+    coef, exp = LEVERAGE_ETA
+    return (check_positive("learning rate", eta) / coef) ** (1.0 / exp)
+
+
+def compute_for_batch(tokens: Array) -> np.ndarray:
+    """Training compute at which leverage Eq. 5 prescribes a batch of ``tokens`` tokens.
+
+    Raises
+    ------
+    ValueError
+        If ``tokens`` is not finite and positive.
+    """
+    coef, exp = LEVERAGE_BATCH
+    return (check_positive("batch size (tokens)", tokens) / coef) ** (1.0 / exp)
+
+
+def _read(name: str) -> pd.DataFrame:
+    path = resources.files("moelaws") / "data" / "allocation" / name
+    with path.open() as fh:
+        return pd.read_csv(fh)
+
+
+@lru_cache(maxsize=1)
+def table2() -> pd.DataFrame:
+    """Table 2 (App. B.1): label, layers, heads, batch size (sequences), learning rate."""
+    return _read("table2.csv")
+
+
+@lru_cache(maxsize=1)
+def leverage_table12() -> pd.DataFrame:
+    """Leverage paper Table 12 (24 configurations in 5 groups), learning rates corrected.
+
+    ``eta_printed`` is the table's value; ``eta`` corrects two exponent typos (9.5e-3 and
+    8.1e-3 for groups 4 and 5 are 9.5e-4 and 8.1e-4 in the same paper's Table 11 and in the
+    allocation paper's Table 2).
+    """
+    return _read("leverage_table12.csv")
+
+
+def table12_config(row, vocab_size: int = LEVERAGE_VOCAB_SIZE) -> MoEConfig:
+    """The :class:`~moelaws.arch.MoEConfig` of one row of :func:`leverage_table12`.
+
+    E routed experts plus E_s shared ones of the same width, E_a routed active, GQA with the
+    printed key/value heads, context 4096.
+    """
+    return MoEConfig(
+        n_layers=int(row["n_layers"]), d_model=int(row["d_model"]), n_heads=int(row["n_heads"]),
+        n_kv_heads=int(row["n_kv_heads"]), n_experts=int(row["E"]), top_k=int(row["E_a"]),
+        n_shared=int(row["E_s"]), d_expert=int(row["d_expert"]), vocab_size=vocab_size,
+        context_length=CONTEXT_LENGTH,
+        name=f"group {int(row['group'])} d={int(row['d_model'])}",
+        source="Tian et al. (2025), Table 12",
+    )
+
+
+def value_application_as_printed(cfg: MoEConfig) -> float:
+    """App. C attention FLOPs per token with the value-application term read as printed.
+
+    App. C prints ``2·n_ctx·d²`` per sequence for applying attention weights to values, i.e.
+    ``2·d²`` per token (a projection-like cost), where ``arch`` reads ``2·n_ctx·d`` per token
+    (the cost of the attention weights). The chapter checks which reading keeps the leverage
+    Table 12 groups at fixed per-token compute.
+    """
+    c = arch.counts(cfg, "allocation")
+    q_width = cfg.n_heads * cfg.attn_head_dim
+    arch_term = 2.0 * cfg.context_length * q_width
+    return c.attention_flops + cfg.n_layers * (2.0 * cfg.d_model * q_width - arch_term)
+
+
+@lru_cache(maxsize=4)
+def table12_flops(vocab_size: int = LEVERAGE_VOCAB_SIZE) -> pd.DataFrame:
+    """Each leverage Table 12 configuration with its App. C counts (:func:`flops_split`).
+
+    Adds ``C_A+C_E`` (forward FLOPs per token), ``C_A+C_E printed`` (the as-printed
+    value-application reading, :func:`value_application_as_printed`), ``r printed``, active
+    and total non-embedding parameters (allocation convention) and total parameters with
+    embeddings.
+    """
+    rows = []
+    for _, row in leverage_table12().iterrows():
+        cfg = table12_config(row, vocab_size)
+        split = flops_split(cfg)
+        att_printed = value_application_as_printed(cfg)
+        rows.append({
+            **row.to_dict(), **split,
+            "C_A+C_E": split["C_A"] + split["C_E"],
+            "C_A+C_E printed": att_printed + split["C_E"],
+            "r printed": split["C_E"] / att_printed,
+            "active_params": arch.active_params(cfg, "allocation"),
+            "total_params": arch.total_params(cfg, "allocation"),
+            "total_params_with_embeddings": arch.total_params(cfg, "allocation", embeddings=True),
+        })
+    table = leverage_table12()
+    ints = [c for c in table.columns if pd.api.types.is_integer_dtype(table[c])]
+    return pd.DataFrame(rows).astype({c: int for c in ints})
+
+
+def compute_spread(column: str = "C_A+C_E") -> float:
+    """Largest max/min ratio of per-token compute within a Table 12 group (1 = exactly fixed).
+
+    Raises
+    ------
+    ValueError
+        If ``column`` is not a compute column of :func:`table12_flops`.
+    """
+    if column not in ("C_A+C_E", "C_A+C_E printed", "training_flops_per_token"):
+        raise ValueError(f"unknown compute column {column!r}")
+    g = table12_flops().groupby("group")[column]
+    return float((g.max() / g.min()).max())
+
+
+def hyperparameter_check() -> pd.DataFrame:
+    """Table 2's settings against leverage Eq. 5, one row per label.
+
+    Columns: the Table 2 row; ``batch_tokens`` (batch × 4096); ``C from lr`` and
+    ``C from batch`` (the compute at which Eq. 5 prescribes each setting); ``eta at C(batch)``
+    (Eq. 5's learning rate at the batch-implied compute); ``lr / eta`` and the leverage Table 12
+    group's ``max_training_flops`` with Eq. 5 at that compute (``eta at max C``,
+    ``batch at max C`` in sequences).
+    """
+    t2 = table2().copy()
+    t12 = leverage_table12().groupby("group").first().reset_index()
+    t2["batch_tokens"] = t2["batch_size"] * CONTEXT_LENGTH
+    t2["C from lr"] = compute_for_eta(t2["learning_rate"])
+    t2["C from batch"] = compute_for_batch(t2["batch_tokens"])
+    t2["eta at C(batch)"] = leverage_eta_opt(t2["C from batch"])
+    t2["lr / eta"] = t2["learning_rate"] / t2["eta at C(batch)"]
+    t2["table 12 eta"] = t12["eta"].to_numpy()
+    t2["table 12 batch"] = t12["B"].to_numpy()
+    t2["max_training_flops"] = t12["max_training_flops"].to_numpy()
+    t2["eta at max C"] = leverage_eta_opt(t2["max_training_flops"])
+    t2["batch at max C"] = leverage_batch_opt(t2["max_training_flops"]) / CONTEXT_LENGTH
+    return t2

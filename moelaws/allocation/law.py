@@ -1,0 +1,163 @@
+"""The allocation law r*(C, S) = α_r(S)·C^β_r(S) (Eq. 1 with the Section 3.3 coefficient laws).
+
+Li et al. (2026), *Optimal Expert-Attention Allocation in Mixture-of-Experts*, define the
+expert-attention FLOPs ratio ``r = C_E / C_A`` (expert over attention FLOPs per token) and the
+sparsity ``S = (E − E_act) / E`` (the fraction of inactive experts, shared experts counted in
+both ``E`` and ``E_act``). Section 3.3 fits
+
+    α_r(S) = 6.7e-5 · (1 − S)^(−1.23),     β_r(S) = 0.24 · (1 − S)^0.21,
+
+and Eq. 1 gives the loss-minimising ratio ``r* = α_r · C^β_r``. The text calls ``C`` both the
+"total per-token compute" and the "total training compute"; the chapter settles it from the
+numbers (only training FLOPs put r* inside the swept range [0.2, 1.5]).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from moelaws.allocation._checks import Array, as_array, check_compute, check_ratio, check_sparsity
+
+ALPHA_R_COEF = 6.7e-5
+"""Section 3.3: α_r = 6.7e-5 · (1 − S)^(−1.23)."""
+ALPHA_R_EXP = -1.23
+BETA_R_COEF = 0.24
+"""Section 3.3: β_r = 0.24 · (1 − S)^0.21."""
+BETA_R_EXP = 0.21
+
+EXPERT_COUNTS: tuple[int, ...] = (17, 33, 65, 129)
+"""App. B.1: experts per MoE layer, shared expert included."""
+ACTIVE_EXPERTS = 3
+"""App. B.1: experts active per token (1 shared + 2 routed)."""
+SWEPT_RATIOS: tuple[float, float] = (0.2, 1.5)
+"""App. B.1: the range of r swept at fixed per-token compute."""
+
+
+def sparsity_from_experts(n_experts: Array, n_active: Array = ACTIVE_EXPERTS) -> Array:
+    """Sparsity ``S = (E − E_act) / E`` (Section 2.1, App. B.1).
+
+    Parameters
+    ----------
+    n_experts
+        Experts per MoE layer ``E``, shared experts included.
+    n_active
+        Experts active per token ``E_act``, shared experts included (3 in the paper).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``S`` in [0, 1); 14/17 = 0.8235 for the paper's smallest expert count.
+
+    Raises
+    ------
+    ValueError
+        If ``n_active`` is not positive or exceeds ``n_experts``.
+    """
+    e = as_array("n_experts", n_experts)
+    a = as_array("n_active", n_active)
+    if np.any(a <= 0) or np.any(a > e):
+        raise ValueError("need 0 < n_active <= n_experts (shared experts counted in both)")
+    return (e - a) / e
+
+
+def alpha_r(S: Array) -> Array:
+    """Coefficient of the allocation law, ``α_r = 6.7e-5 · (1 − S)^(−1.23)`` (Section 3.3).
+
+    Raises
+    ------
+    ValueError
+        If ``S`` is outside [0, 1).
+    """
+    s = check_sparsity(S)
+    return ALPHA_R_COEF * (1.0 - s) ** ALPHA_R_EXP
+
+
+def beta_r(S: Array) -> Array:
+    """Exponent of the allocation law, ``β_r = 0.24 · (1 − S)^0.21`` (Section 3.3).
+
+    Raises
+    ------
+    ValueError
+        If ``S`` is outside [0, 1).
+    """
+    s = check_sparsity(S)
+    return BETA_R_COEF * (1.0 - s) ** BETA_R_EXP
+
+
+def optimal_ratio(C: Array, S: Array) -> Array:
+    """Loss-minimising expert/attention FLOPs ratio ``r* = α_r(S) · C^β_r(S)`` (Eq. 1).
+
+    Parameters
+    ----------
+    C
+        Compute in FLOPs (training FLOPs: the reading under which the law's predictions fall
+        in the paper's swept range).
+    S
+        Sparsity in [0, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``r*``, broadcast over ``C`` and ``S``.
+
+    Raises
+    ------
+    ValueError
+        If ``C`` is not finite and positive or ``S`` is outside [0, 1).
+    """
+    c = check_compute(C)
+    return alpha_r(S) * c ** beta_r(S)
+
+
+def compute_for_ratio(r: Array, S: Array) -> Array:
+    """Compute at which Eq. 1 predicts ``r* = r``: ``C = (r / α_r)^(1/β_r)``.
+
+    Raises
+    ------
+    ValueError
+        If ``r`` is not finite and positive or ``S`` is outside [0, 1).
+    """
+    ratio = check_ratio(r, allow_zero=False)
+    return (ratio / alpha_r(S)) ** (1.0 / beta_r(S))
+
+
+def crossover_compute(S1: Array, S2: Array) -> Array:
+    """Compute at which Eq. 1 gives two sparsities the same ``r*``.
+
+    Below it the sparser model has the larger ``r*`` (when ``S2 > S1``), above it the denser one.
+
+    Raises
+    ------
+    ValueError
+        If a sparsity is outside [0, 1) or the two are equal.
+    """
+    b1, b2 = beta_r(S1), beta_r(S2)
+    if np.any(np.asarray(b1) == np.asarray(b2)):
+        raise ValueError("the two sparsities must differ")
+    return np.exp((np.log(alpha_r(S2)) - np.log(alpha_r(S1))) / (b1 - b2))
+
+
+def expert_fraction(r: Array) -> Array:
+    """Share of the attention-plus-expert FLOPs spent in the experts, ``r / (1 + r)``.
+
+    Raises
+    ------
+    ValueError
+        If ``r`` is negative or not finite.
+    """
+    ratio = check_ratio(r)
+    return ratio / (1.0 + ratio)
+
+
+def ratio_from_fraction(f: Array) -> Array:
+    """Inverse of :func:`expert_fraction`: ``r = f / (1 − f)`` for an expert share ``f``.
+
+    Raises
+    ------
+    ValueError
+        If ``f`` is outside [0, 1).
+    """
+    frac = as_array("f", f)
+    if np.any((frac < 0) | (frac >= 1)):
+        raise ValueError("the expert FLOPs fraction f must lie in [0, 1)")
+    return frac / (1.0 - frac)

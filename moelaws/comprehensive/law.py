@@ -1,0 +1,278 @@
+"""The comprehensive MoE scaling law L(N, D, N_a, G, S) and the laws it was built from.
+
+The comprehensive paper (anonymous, under review) builds its joint law in steps, each a marginal law
+fitted to controlled experiments and then coupled to the previous one:
+
+* Eq. 4, ``L(N, D) = a/N^α + b/D^β + ε`` (Chinchilla form);
+* Eq. 5, ``L(N_a) = c/N_a^γ + h·N_a + ι`` (a "hook" in the activated size);
+* Eq. 7, ``L(N, D, N_a) = a/N^α + b/D^β + c/N_a^α + h·N_a/N + ε``;
+* Eq. 8, ``L(G) = e·G + f/G + τ`` (a hook in the number of activated experts);
+* Eq. 9, ``L(N, D, N_a, G) = (e·G + f/G)·φ(N, N_a) + a/N^α + b/D^β + c/N_a^α + ε`` with
+  ``φ = 1/N^α + k/N_a^α + h·N_a/N``;
+* Eq. 10, ``L(S) = m·S² + n·S + ψ``;
+* Eq. 11 (= Eq. 15), the joint law, Eq. 9 with ``m·S² + n·S`` added to the G factor.
+
+Sizes are raw parameter and token counts (not millions or billions), embeddings excluded
+(App. B). Only Eq. 11 has published constants (Table 2); the intermediate laws take their
+coefficients as arguments.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+
+from moelaws.comprehensive._checks import active_within_total, merge, positive, unit_interval
+
+Array = np.ndarray
+
+CONSTANT_NAMES: tuple[str, ...] = (
+    "e", "f", "m", "n", "k", "h", "a", "alpha", "b", "beta", "c", "eps",
+)
+"""The 12 constants of Eq. 11 in Table 2's order (ε is spelled ``eps``)."""
+
+
+def read_constants(table: str) -> dict[str, float]:
+    """Constants transcribed from one of the paper's tables (``"table2"``, ``"table6"``,
+    ``"table7"``) as ``{name: value}``.
+
+    Raises
+    ------
+    ValueError
+        If ``table`` names no transcribed table of constants.
+    """
+    if table not in ("table2", "table6", "table7"):
+        raise ValueError("table must be 'table2', 'table6' or 'table7'")
+    path = resources.files("moelaws") / "data" / "comprehensive" / f"{table}.csv"
+    with path.open() as fh:
+        df = pd.read_csv(fh)
+    return {str(r.constant): float(r.value) for r in df.itertuples()}
+
+
+@functools.cache
+def _table2() -> dict[str, float]:
+    return read_constants("table2")
+
+
+def table2() -> dict[str, float]:
+    """The fitted constants of Eq. 11/15 (Table 2), a fresh dict each call."""
+    return dict(_table2())
+
+
+def constants(params: Mapping[str, float] | None = None) -> dict[str, float]:
+    """Table 2's constants, with any of them overridden by ``params``.
+
+    Raises
+    ------
+    ValueError
+        If ``params`` names a constant that Eq. 11 does not have.
+    """
+    return merge(_table2(), params)
+
+
+def structure_factor(
+    G: Array | float, S: Array | float, params: Mapping[str, float] | None = None
+) -> Array:
+    """The architecture factor ``e·G + f/G + m·S² + n·S`` of Eq. 11 (``A`` in App. D–F).
+
+    Parameters
+    ----------
+    G
+        Number of activated experts, shared included (Eq. 2), positive.
+    S
+        Shared experts' share of the activated experts, ``n_s/G`` (Eq. 3), in [0, 1].
+    params
+        Overrides of Table 2's constants.
+
+    Raises
+    ------
+    ValueError
+        For non-positive G or S outside [0, 1].
+    """
+    p = constants(params)
+    G = positive("G", G)
+    S = unit_interval("S", S)
+    return p["e"] * G + p["f"] / G + p["m"] * S**2 + p["n"] * S
+
+
+def size_factor(
+    N: Array | float, Na: Array | float, params: Mapping[str, float] | None = None
+) -> Array:
+    """The size factor ``φ(N, N_a) = 1/N^α + k/N_a^α + h·N_a/N`` of Eq. 9/11 (``B`` in App. D).
+
+    Raises
+    ------
+    ValueError
+        For non-positive sizes or ``N_a > N``.
+    """
+    p = constants(params)
+    N = positive("N", N)
+    Na = positive("N_a", Na)
+    active_within_total(*np.broadcast_arrays(Na, N))
+    return N ** -p["alpha"] + p["k"] * Na ** -p["alpha"] + p["h"] * Na / N
+
+
+def loss(
+    N: Array | float,
+    D: Array | float,
+    Na: Array | float,
+    G: Array | float,
+    S: Array | float,
+    params: Mapping[str, float] | None = None,
+) -> Array:
+    """The joint MoE scaling law, Eq. 11 (= Eq. 1, Eq. 15) with Table 2's constants.
+
+    ``L = (e·G + f/G + m·S² + n·S)·(1/N^α + k/N_a^α + h·N_a/N) + a/N^α + b/D^β + c/N_a^α + ε``
+
+    Parameters
+    ----------
+    N, D, Na
+        Total non-embedding parameters, training tokens and activated non-embedding parameters
+        (raw counts). Broadcast against each other.
+    G
+        Activated experts, shared included (``n_k + n_s``).
+    S
+        Shared ratio ``n_s/G`` in [0, 1].
+    params
+        Overrides of Table 2's constants, e.g. ``{"h": 0.04}``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Predicted validation loss (nats per token).
+
+    Raises
+    ------
+    ValueError
+        For non-positive sizes, ``N_a > N``, non-positive G, S outside [0, 1], or an unknown
+        constant in ``params``.
+    """
+    p = constants(params)
+    D = positive("D", D)
+    Na_arr = positive("N_a", Na)
+    N_arr = positive("N", N)
+    return (
+        structure_factor(G, S, p) * size_factor(N_arr, Na_arr, p)
+        + p["a"] * N_arr ** -p["alpha"]
+        + p["b"] * D ** -p["beta"]
+        + p["c"] * Na_arr ** -p["alpha"]
+        + p["eps"]
+    )
+
+
+def loss_nd(
+    N: Array | float, D: Array | float, *, a: float, alpha: float, b: float, beta: float,
+    eps: float,
+) -> Array:
+    """Eq. 4, the dense (Chinchilla) form ``L(N, D) = a/N^α + b/D^β + ε``.
+
+    Raises
+    ------
+    ValueError
+        For non-positive N or D.
+    """
+    N = positive("N", N)
+    D = positive("D", D)
+    return a * N**-alpha + b * D**-beta + eps
+
+
+def loss_na_marginal(
+    Na: Array | float, *, c: float, gamma: float, h: float, iota: float
+) -> Array:
+    """Eq. 5, the hook in the activated size at fixed N and D: ``c/N_a^γ + h·N_a + ι``.
+
+    Raises
+    ------
+    ValueError
+        For non-positive N_a.
+    """
+    Na = positive("N_a", Na)
+    return c * Na**-gamma + h * Na + iota
+
+
+def loss_nd_na(
+    N: Array | float, D: Array | float, Na: Array | float, *, a: float, alpha: float,
+    b: float, beta: float, c: float, h: float, eps: float,
+) -> Array:
+    """Eq. 7, ``L(N, D, N_a) = a/N^α + b/D^β + c/N_a^α + h·N_a/N + ε``.
+
+    Raises
+    ------
+    ValueError
+        For non-positive sizes or ``N_a > N``.
+    """
+    N = positive("N", N)
+    Na = positive("N_a", Na)
+    active_within_total(*np.broadcast_arrays(Na, N))
+    return loss_nd(N, D, a=a, alpha=alpha, b=b, beta=beta, eps=eps) + c * Na**-alpha + h * Na / N
+
+
+def loss_g_marginal(G: Array | float, *, e: float, f: float, tau: float) -> Array:
+    """Eq. 8, the hook in the number of activated experts: ``e·G + f/G + τ``.
+
+    Raises
+    ------
+    ValueError
+        For non-positive G.
+    """
+    G = positive("G", G)
+    return e * G + f / G + tau
+
+
+def loss_nd_na_g(
+    N: Array | float, D: Array | float, Na: Array | float, G: Array | float, *, e: float,
+    f: float, k: float, h: float, a: float, alpha: float, b: float, beta: float, c: float,
+    eps: float,
+) -> Array:
+    """Eq. 9, ``(e·G + f/G)·(1/N^α + k/N_a^α + h·N_a/N) + a/N^α + b/D^β + c/N_a^α + ε``.
+
+    Raises
+    ------
+    ValueError
+        For non-positive sizes or G, or ``N_a > N``.
+    """
+    p = dict(e=e, f=f, m=0.0, n=0.0, k=k, h=h, a=a, alpha=alpha, b=b, beta=beta, c=c, eps=eps)
+    return loss(N, D, Na, G, 0.0, p)
+
+
+def loss_s_marginal(S: Array | float, *, m: float, n: float, psi: float) -> Array:
+    """Eq. 10, the quadratic in the shared ratio: ``m·S² + n·S + ψ``.
+
+    Raises
+    ------
+    ValueError
+        For S outside [0, 1].
+    """
+    S = unit_interval("S", S)
+    return m * S**2 + n * S + psi
+
+
+def marginal_coefficients(
+    N: Array | float, D: Array | float, Na: Array | float, S: Array | float = 0.0,
+    params: Mapping[str, float] | None = None,
+) -> dict[str, Array]:
+    """Eq. 11 read as the marginal laws Eq. 8 (in G) and Eq. 10 (in S) at fixed sizes.
+
+    At fixed ``N, D, N_a`` Eq. 11 is ``e'·G + f'/G + τ`` with ``e' = e·φ``, ``f' = f·φ``, and at
+    fixed ``G`` it is ``m'·S² + n'·S + ψ`` with ``m' = m·φ``, ``n' = n·φ``: the marginal
+    coefficients scale with the size factor φ, which is why the paper finds them varying with
+    N and N_a (App. C.4–C.5, Figures 10 and 13) while the optima ``√(f/e)`` and ``−n/2m`` do
+    not.
+
+    Returns
+    -------
+    dict
+        ``phi``, ``e``, ``f``, ``tau`` (the G-hook's offset at shared ratio ``S``) and ``m``,
+        ``n`` (the S-quadratic's coefficients).
+    """
+    p = constants(params)
+    phi = size_factor(N, Na, p)
+    rest = loss(N, D, Na, 1.0, S, p) - (p["e"] + p["f"]) * phi
+    return {
+        "phi": phi, "e": p["e"] * phi, "f": p["f"] * phi, "tau": rest,
+        "m": p["m"] * phi, "n": p["n"] * phi,
+    }

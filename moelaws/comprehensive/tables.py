@@ -1,0 +1,170 @@
+"""The paper's tables as data, and the parameter counting of Eq. 2–3 and App. H.
+
+Transcriptions live in ``moelaws/data/comprehensive/`` (see its README for provenance).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import numpy as np
+import pandas as pd
+
+from moelaws.comprehensive._checks import positive, unit_interval
+
+Array = np.ndarray
+
+MARGINAL_G_VALUES: tuple[float, ...] = (1, 2, 3, 4, 8, 16)
+"""G values used only by the 90 small models that show the marginal effect of G (App. C.1,
+Figure 11); the fitting grid uses G ∈ {2.5, 5, 10, 15, 20}."""
+
+
+def read_table(name: str, *, dtype: object = None) -> pd.DataFrame:
+    """A transcribed table, e.g. ``read_table("table4")``; ``dtype=str`` keeps the printed
+    strings (and so their precision).
+
+    Raises
+    ------
+    ValueError
+        If no such table is transcribed.
+    """
+    path = resources.files("moelaws") / "data" / "comprehensive" / f"{name}.csv"
+    if not path.is_file():
+        raise ValueError(f"no transcribed table {name!r} in moelaws/data/comprehensive")
+    with path.open() as fh:
+        return pd.read_csv(fh, dtype=dtype)
+
+
+def table8() -> pd.DataFrame:
+    """Table 8: the 450 configurations, in raw counts, with each row's role.
+
+    Columns: ``row``, ``Na``, ``N``, ``D`` (raw counts), ``G``, ``S``, ``mark`` (the paper's
+    ✓/✗), ``role``: ``validation`` (✓), ``marginal_G`` (✗ with G in
+    :data:`MARGINAL_G_VALUES`, the 90 small models of Figure 11) or ``fitting`` (other ✗).
+    """
+    df = read_table("table8")
+    out = pd.DataFrame({
+        "row": df["row"], "Na": df["Na_M"] * 1e6, "N": df["N_M"] * 1e6, "D": df["D_B"] * 1e9,
+        "G": df["G"].astype(float), "S": df["S"].astype(float), "mark": df["mark"],
+    })
+    marginal = out["G"].isin(MARGINAL_G_VALUES)
+    out["role"] = np.where(
+        out["mark"] == "✓", "validation", np.where(marginal, "marginal_G", "fitting")
+    )
+    return out
+
+
+def industrial_models() -> pd.DataFrame:
+    """The nine industrial models of Tables 3–4 with the inputs the paper uses: total and
+    activated sizes (raw counts, Table 4's "Na-N (Actual)" column), G and S (Table 3)."""
+    t3 = read_table("table3")
+    t4 = read_table("table4")
+    df = pd.DataFrame({
+        "model": t4["model"], "N": t4["N_B"] * 1e9, "Na": t4["Na_B"] * 1e9,
+        "G": t3["G_actual"].astype(float), "S": t3["n_shared"] / t3["G_actual"],
+    })
+    df["Na/N"] = df["Na"] / df["N"]
+    return df
+
+
+def active_params_eq2(
+    d_head: Array | float, n_heads: Array | float, G: Array | float, d_expert: Array | float,
+    d_hidden: Array | float, n_layers: Array | float,
+) -> Array:
+    """Eq. 2: ``N_a ≈ (4·d_head·n_h + 3·G·d_expert)·d_hidden·l`` (embeddings excluded).
+
+    Raises
+    ------
+    ValueError
+        For non-positive sizes.
+    """
+    args = [positive(n, v) for n, v in (("d_head", d_head), ("n_heads", n_heads), ("G", G),
+            ("d_expert", d_expert), ("d_hidden", d_hidden), ("n_layers", n_layers))]
+    d_head, n_heads, G, d_expert, d_hidden, n_layers = args
+    return (4 * d_head * n_heads + 3 * G * d_expert) * d_hidden * n_layers
+
+
+def total_params_eq3(
+    d_head: Array | float, n_heads: Array | float, G: Array | float, S: Array | float,
+    n_routed: Array | float, d_expert: Array | float, d_hidden: Array | float,
+    n_layers: Array | float,
+) -> Array:
+    """Eq. 3: ``N ≈ (4·d_head·n_h + 3·d_expert·(S·G + n_e))·d_hidden·l``, where ``S·G = n_s``.
+
+    Raises
+    ------
+    ValueError
+        For non-positive sizes or S outside [0, 1].
+    """
+    S = unit_interval("S", S)
+    args = [positive(n, v) for n, v in (("d_head", d_head), ("n_heads", n_heads), ("G", G),
+            ("n_routed", n_routed), ("d_expert", d_expert), ("d_hidden", d_hidden),
+            ("n_layers", n_layers))]
+    d_head, n_heads, G, n_routed, d_expert, d_hidden, n_layers = args
+    return (4 * d_head * n_heads + 3 * d_expert * (S * G + n_routed)) * d_hidden * n_layers
+
+
+def table1_counts() -> pd.DataFrame:
+    """Table 1's five models counted with Eq. 2–3, next to the printed sizes."""
+    t = read_table("table1", dtype={"total_printed": str, "active_printed": str})
+    G = t["n_activated_routed"] + t["n_shared"]
+    args = dict(d_head=t["d_head"], n_heads=t["n_heads"], d_hidden=t["d_hidden"],
+                n_layers=t["n_layers"], d_expert=t["d_expert"])
+    out = t[["model", "total_printed", "active_printed"]].copy()
+    out["N (Eq. 3)"] = total_params_eq3(G=G, S=t["n_shared"] / G, n_routed=t["n_routed"], **args)
+    out["N_a (Eq. 2)"] = active_params_eq2(G=G, **args)
+    return out
+
+
+def uv_routed_factor(
+    u: Array | float, S: Array | float, G: Array | float, n_routed: Array | float
+) -> Array:
+    """Eq. 35: the factor ``v`` on the number of routed experts that keeps N fixed when the
+    expert width is scaled by ``u`` (App. H): ``v = ((1 − u)·S·G + n_e)/(u·n_e)``.
+
+    Raises
+    ------
+    ValueError
+        For non-positive u, G or n_routed, S outside [0, 1], or a non-positive v (the shared
+        experts alone would exceed N).
+    """
+    u = positive("u", u)
+    S = unit_interval("S", S)
+    G = positive("G", G)
+    n_routed = positive("n_routed", n_routed)
+    v = ((1 - u) * S * G + n_routed) / (u * n_routed)
+    if np.any(v <= 0):
+        raise ValueError("u too large: no routed experts would be left at fixed N")
+    return v
+
+
+APPENDIX_H_BASE = {
+    "d_head": 64, "n_heads": 20, "d_hidden": 1280, "n_layers": 20, "G": 20, "S": 0.2,
+    "d_expert": 224, "n_routed": 128,
+}
+"""App. H's base configuration: Table 1's 2.40B model (20 layers, 20 heads, d = 1280)
+re-partitioned to G = 20, S = 0.2 as App. C.4 describes (4x the experts at 1/4 the width:
+16 routed + 4 shared of 224 activated, 128 routed in all), which keeps N and N_a."""
+
+
+def appendix_h_sweep(u: Array | tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 6.0)) -> pd.DataFrame:
+    """App. H's N_a sweep at fixed N = 2.4B, G = 20, S = 0.2: expert width ``u·224``, routed
+    experts ``v·128`` (Eq. 35), and N_a, N from Eq. 2–3.
+
+    Raises
+    ------
+    ValueError
+        For invalid u (see :func:`uv_routed_factor`).
+    """
+    b = APPENDIX_H_BASE
+    u = positive("u", u)
+    v = uv_routed_factor(u, b["S"], b["G"], b["n_routed"])
+    d_expert = u * b["d_expert"]
+    n_routed = v * b["n_routed"]
+    common = dict(d_head=b["d_head"], n_heads=b["n_heads"], d_hidden=b["d_hidden"],
+                  n_layers=b["n_layers"], G=b["G"], d_expert=d_expert)
+    return pd.DataFrame({
+        "u": u, "v": v, "d_expert": d_expert, "n_routed": n_routed,
+        "N_a": active_params_eq2(**common),
+        "N": total_params_eq3(S=b["S"], n_routed=n_routed, **common),
+    })

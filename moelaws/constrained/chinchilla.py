@@ -1,0 +1,202 @@
+"""The two Chinchilla-style fits of App. C.4 (Eq. 5): ``L = A·N^-α + B·D^-β + E``.
+
+The paper fits Eq. 5 separately to the ``(n_exp, n_topk) = (128, 8)`` and ``(256, 16)``
+configurations of Table 4 trained on 9B-50B tokens, and prints the coefficients in C.4. The
+chapter checks whether those coefficients, as printed, give losses on the scale of the
+paper's own measurements, and whether they support the claim that ``(128, 8)`` beats
+``(256, 16)`` at equal ``N_total`` and ``D``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+Array = NDArray[np.float64]
+
+COEFFICIENTS: dict[str, dict[str, float]] = {
+    "128/8": {"A": 28.0, "B": 229.0, "E": 1.08, "alpha": 0.28, "beta": 0.16},
+    "256/16": {"A": 564.0, "B": 640_500.0, "E": 2.0, "alpha": 0.64, "beta": 0.36},
+}
+"""App. C.4's fitted coefficients, as printed, keyed by ``"n_exp/n_topk"``."""
+
+EXPERIMENT_TOKENS: tuple[float, float] = (9e9, 50e9)
+"""Range of training tokens in the C.4 experiments ("from 9B to 50B tokens")."""
+
+
+def _config_key(config: str | tuple[int, int]) -> str:
+    key = f"{config[0]}/{config[1]}" if isinstance(config, tuple) else str(config)
+    if key not in COEFFICIENTS:
+        raise ValueError(f"config must be one of {sorted(COEFFICIENTS)} or their tuples, got "
+                         f"{config!r}")
+    return key
+
+
+def chinchilla_loss(
+    N_total: ArrayLike,
+    D: ArrayLike,
+    config: str | tuple[int, int],
+    *,
+    n_unit: float = 1.0,
+    d_unit: float = 1.0,
+    swap_exponents: bool = False,
+) -> Array:
+    """Eq. 5 with App. C.4's coefficients: ``A·(N/n_unit)^-α + B·(D/d_unit)^-β + E``.
+
+    Parameters
+    ----------
+    N_total
+        Non-embedding total parameters (positive).
+    D
+        Training tokens (positive).
+    config
+        ``"128/8"`` or ``"256/16"`` (or the tuples ``(128, 8)``, ``(256, 16)``).
+    n_unit, d_unit
+        Units in which the fit is read: ``n_unit=1e9`` means ``N`` in billions. The paper
+        says ``D`` is "in tokens" and gives no unit for ``N``.
+    swap_exponents
+        Read the printed ``α`` as the exponent of ``D`` and ``β`` as that of ``N`` (a
+        hypothesis the chapter tests; ``False`` is the paper as printed).
+
+    Returns
+    -------
+    numpy.ndarray
+        Predicted loss, broadcast over ``N_total`` and ``D``.
+
+    Raises
+    ------
+    ValueError
+        If ``config`` is unknown, or ``N_total``, ``D`` or a unit is not positive and finite.
+    """
+    key = _config_key(config)
+    n = np.asarray(N_total, dtype=float)
+    d = np.asarray(D, dtype=float)
+    for name, arr in (("N_total", n), ("D", d)):
+        if np.any(~np.isfinite(arr)) or np.any(arr <= 0):
+            raise ValueError(f"{name} must be positive and finite")
+    for name, unit in (("n_unit", n_unit), ("d_unit", d_unit)):
+        if not (np.isfinite(unit) and unit > 0):
+            raise ValueError(f"{name} must be positive and finite, got {unit!r}")
+    p = COEFFICIENTS[key]
+    alpha, beta = (p["beta"], p["alpha"]) if swap_exponents else (p["alpha"], p["beta"])
+    return p["A"] * (n / n_unit) ** -alpha + p["B"] * (d / d_unit) ** -beta + p["E"]
+
+
+def units_scan(
+    N_range: tuple[float, float],
+    D_range: tuple[float, float] = EXPERIMENT_TOKENS,
+    units: Sequence[float] = (1.0, 1e3, 1e6, 1e9),
+    *,
+    swap_exponents: bool = False,
+) -> pd.DataFrame:
+    """Range of Eq. 5's predictions over an experimental box, for every choice of units.
+
+    The extremes of a sum of decreasing power laws lie at the corners of the box, so the
+    corners give the exact range.
+
+    Parameters
+    ----------
+    N_range, D_range
+        ``(min, max)`` of parameters and tokens (positive, min ≤ max).
+    units
+        Candidate units for both ``N`` and ``D`` (1 = raw counts, 1e9 = billions).
+    swap_exponents
+        As in :func:`chinchilla_loss`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``(config, n_unit, d_unit)`` with ``min_loss`` and ``max_loss``.
+
+    Raises
+    ------
+    ValueError
+        For empty or non-positive ranges or units.
+    """
+    for name, rng in (("N_range", N_range), ("D_range", D_range)):
+        if len(rng) != 2 or not 0 < rng[0] <= rng[1]:
+            raise ValueError(f"{name} must be (min, max) with 0 < min <= max, got {rng!r}")
+    if len(units) == 0:
+        raise ValueError("units must not be empty")
+    n_corners = np.array([N_range[0], N_range[0], N_range[1], N_range[1]])
+    d_corners = np.array([D_range[0], D_range[1], D_range[0], D_range[1]])
+    rows = []
+    for key in COEFFICIENTS:
+        for nu in units:
+            for du in units:
+                loss = chinchilla_loss(n_corners, d_corners, key, n_unit=nu, d_unit=du,
+                                       swap_exponents=swap_exponents)
+                rows.append({"config": key, "n_unit": nu, "d_unit": du,
+                             "min_loss": float(loss.min()), "max_loss": float(loss.max())})
+    return pd.DataFrame(rows)
+
+
+def loss_gap(
+    N_total: ArrayLike,
+    D: ArrayLike,
+    *,
+    swap_exponents: bool = False,
+    n_unit: float = 1.0,
+    d_unit: float = 1.0,
+) -> Array:
+    """``L_(128,8) − L_(256,16)`` at equal ``N_total`` and ``D`` (negative: (128, 8) wins).
+
+    Parameters
+    ----------
+    N_total, D, swap_exponents, n_unit, d_unit
+        As in :func:`chinchilla_loss`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The gap, broadcast over the inputs.
+
+    Raises
+    ------
+    ValueError
+        As :func:`chinchilla_loss`.
+    """
+    kw = {"n_unit": n_unit, "d_unit": d_unit, "swap_exponents": swap_exponents}
+    return chinchilla_loss(N_total, D, "128/8", **kw) - chinchilla_loss(N_total, D, "256/16", **kw)
+
+
+def max_gap(
+    N_range: tuple[float, float],
+    D_range: tuple[float, float] = EXPERIMENT_TOKENS,
+    *,
+    n_points: int = 200,
+    swap_exponents: bool = False,
+) -> float:
+    """Largest ``L_(128,8) − L_(256,16)`` on a log-spaced grid over the box (< 0: (128, 8)
+    wins everywhere).
+
+    Parameters
+    ----------
+    N_range, D_range
+        ``(min, max)`` of parameters and tokens.
+    n_points
+        Grid points per axis (at least 2).
+    swap_exponents
+        As in :func:`chinchilla_loss`.
+
+    Returns
+    -------
+    float
+        The maximum gap.
+
+    Raises
+    ------
+    ValueError
+        For invalid ranges or ``n_points < 2``.
+    """
+    if n_points < 2:
+        raise ValueError("n_points must be at least 2")
+    for name, rng in (("N_range", N_range), ("D_range", D_range)):
+        if len(rng) != 2 or not 0 < rng[0] <= rng[1]:
+            raise ValueError(f"{name} must be (min, max) with 0 < min <= max, got {rng!r}")
+    n = np.geomspace(*N_range, n_points)[:, None]
+    d = np.geomspace(*D_range, n_points)[None, :]
+    return float(loss_gap(n, d, swap_exponents=swap_exponents).max())

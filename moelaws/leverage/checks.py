@@ -1,0 +1,170 @@
+"""Checks of the leverage paper's statements against its own tables and laws.
+
+Each function computes, from the transcribed tables and the laws, a quantity the text states;
+the claims registry (:mod:`moelaws.claims.leverage`) and the chapter use them.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from moelaws import arch
+from moelaws.leverage.budget import (
+    TABLE5,
+    budget_for_batch_size,
+    budget_for_learning_rate,
+    compute_optimal_allocation,
+    optimal_batch_size,
+    optimal_learning_rate,
+)
+from moelaws.leverage.law import efficiency_leverage
+from moelaws.leverage.tables import load_configs, metrics, model_scale
+
+HEADLINE = {"A": 0.031, "G": 12.0, "C": 1e22}
+"""Sec. 1 and Sec. 4.2.3: "an EL exceeding 7x ... at 1e22 FLOPs with an activation ratio of
+3.1 % and a granularity of 12"."""
+
+
+@lru_cache(maxsize=1)
+def all_metrics() -> pd.DataFrame:
+    """:func:`moelaws.leverage.tables.metrics` of Tables 8-12, computed once."""
+    return metrics()
+
+
+def table_metrics(table: int) -> pd.DataFrame:
+    """The metrics of one of Tables 8-12 (a copy)."""
+    m = all_metrics()
+    return m[m["table"] == table].reset_index(drop=True).copy()
+
+
+def moe_mini() -> dict[str, float]:
+    """MoE-mini and Dense-6.1B (Table 1 presets): ratios, counts, FLOPs and Eq. 4 predictions.
+
+    ``A`` is Sec. 2.1's (E_a + E_s)/(E + E_s), ``A_routed`` is E_a/E; ``G`` is 2·d/d_expert.
+    ``EL_*`` are Eq. 4 at 1e22 FLOPs for: the config (A, G), the config's routed A with its G,
+    and the values the text states in Sec. 5 (A = 3.4 %, G = 12).
+    """
+    moe, dense = arch.preset("MoE-mini"), arch.preset("Dense-6.1B")
+    A = arch.activation_ratio(moe)
+    A_routed = moe.top_k / moe.n_experts
+    G = arch.granularity(moe, "leverage")
+    C = HEADLINE["C"]
+    return {
+        "A": A,
+        "A_routed": A_routed,
+        "G": G,
+        "N_a": arch.active_params(moe),
+        "N_a_dense": arch.active_params(dense),
+        "active_ratio": arch.active_params(moe) / arch.active_params(dense),
+        "M": model_scale(moe),
+        "M_dense": model_scale(dense),
+        "M_ratio": model_scale(dense) / model_scale(moe),
+        "EL_config": float(efficiency_leverage(A, G, C)),
+        "EL_config_routed": float(efficiency_leverage(A_routed, G, C)),
+        "EL_text": float(efficiency_leverage(0.034, 12.0, C)),
+    }
+
+
+def dense_limit(C: float = 1e22, G: float = 2.0) -> float:
+    """Eq. 4 at A = 1 (a dense model), which Sec. 4.2.1 says is exactly 1."""
+    return float(efficiency_leverage(1.0, G, C))
+
+
+def residual_sd_from_rmse(
+    train_rmse: float = 0.2169,
+    n_train: int = 200,
+    val_rmse: float = 0.5275,
+    n_val: int = 24,
+    mean: float = -0.0273,
+    ddof: int = 1,
+) -> float:
+    """The standard deviation of all residuals implied by the printed train and validation
+    RMSEs and residual mean (Sec. 4.2.3): ``sqrt((Σr² − n·mean²)/(n − ddof))``."""
+    if min(train_rmse, val_rmse) < 0 or min(n_train, n_val) < 1:
+        raise ValueError("RMSEs must be non-negative and counts positive")
+    n = n_train + n_val
+    sum_sq = n_train * train_rmse**2 + n_val * val_rmse**2
+    return math.sqrt((sum_sq - n * mean**2) / (n - ddof))
+
+
+def table5() -> pd.DataFrame:
+    """Table 5's internal consistency: C = M_opt·D_opt needs the coefficients to multiply to
+    1 and the exponents to add up to 1; also the bound on that product from the printed
+    rounding of the coefficients."""
+    rows = []
+    for family, law in TABLE5.items():
+        (km, em), (kd, ed) = law["M"], law["D"]
+        rows.append(
+            {
+                "family": family,
+                "coefficient product": km * kd,
+                "exponent sum": em + ed,
+                "rounding bound": 0.5e-4 / km + 0.5e-4 / kd,
+            }
+        )
+    return pd.DataFrame(rows).set_index("family")
+
+
+def allocation_ratio(C: float, quantity: str) -> float:
+    """MoE over dense compute-optimal ``quantity`` (``"M"`` or ``"D"``) at budget ``C``."""
+    if quantity not in ("M", "D"):
+        raise ValueError("quantity must be 'M' or 'D'")
+    moe = compute_optimal_allocation(C, "moe")
+    dense = compute_optimal_allocation(C, "dense")
+    return float(getattr(moe, quantity) / getattr(dense, quantity))
+
+
+def hyperparameters() -> pd.DataFrame:
+    """Printed η and B of Tables 8-12 per group vs Eq. 5 at the group's max training FLOPs,
+    and the budgets at which Eq. 5 gives the printed values."""
+    cfg = load_configs()
+    groups = cfg.groupby(["table", "group"]).first().reset_index()
+    out = groups[["table", "group", "d_model", "eta", "B", "max_training_flops"]].copy()
+    C = groups["C_max"].to_numpy()
+    out["eta (Eq. 5 at C_max)"] = optimal_learning_rate(C)
+    out["B (Eq. 5 at C_max, sequences)"] = optimal_batch_size(C, unit="sequences")
+    out["C from eta / C_max"] = budget_for_learning_rate(groups["eta_value"]) / C
+    out["C from B / C_max"] = budget_for_batch_size(groups["B"], unit="sequences") / C
+    return out
+
+
+def hyperparameter(table: int, group: int, which: str) -> float:
+    """Eq. 5's η or B (in sequences) at the max training FLOPs of one table group.
+
+    Raises
+    ------
+    ValueError
+        If ``which`` is not ``"eta"`` or ``"B"`` or the group does not exist.
+    """
+    if which not in ("eta", "B"):
+        raise ValueError("which must be 'eta' or 'B'")
+    cfg = load_configs(table)
+    rows = cfg[cfg["group"] == group]
+    if rows.empty:
+        raise ValueError(f"Table {table} has no group {group}")
+    C = float(rows["C_max"].iloc[0])
+    if which == "eta":
+        return float(optimal_learning_rate(C))
+    return float(optimal_batch_size(C, unit="sequences"))
+
+
+def spread(table: int, column: str, *, exclude: tuple[tuple[int, int], ...] = ()) -> float:
+    """Largest within-group relative spread, (max − min)/mean, of ``column`` in a table;
+    ``exclude`` lists (group, row) pairs to leave out."""
+    m = table_metrics(table)
+    for group, row in exclude:
+        m = m[~((m["group"] == group) & (m["row"] == row))]
+    g = m.groupby("group")[column]
+    return float(((g.max() - g.min()) / g.mean()).max())
+
+
+def max_el_at_trained_budgets(activation: str = "A") -> float:
+    """Largest Eq. 4 EL over the MoE configurations of Tables 8-10 at their max training
+    FLOPs (``activation``: ``"A"`` for Sec. 2.1's ratio, ``"A_routed"`` for E_a/E)."""
+    m = all_metrics()
+    m = m[m["table"].isin([8, 9, 10]) & (m["A"] < 1)]
+    return float(np.max(efficiency_leverage(m[activation], m["G"], m["C_max"])))
