@@ -17,8 +17,6 @@ converge on one recipe, implemented here once:
 from __future__ import annotations
 
 import itertools
-import multiprocessing
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -216,7 +214,6 @@ def fit_law(
     method: str = "L-BFGS-B",
     bounds: Sequence[tuple[float | None, float | None]] | None = None,
     maxiter: int = 10_000,
-    n_jobs: int = 1,
     options: Mapping[str, float] | None = None,
 ) -> FitResult:
     """Fit ``law`` to ``(X, y)`` by minimising a loss on log residuals from every start.
@@ -244,10 +241,6 @@ def fit_law(
         L-BFGS-B. SciPy's default stopping tolerances can stop early on laws with many
         weakly identified constants (Besiroglu et al. show how much that distorts a fit):
         tighten them and compare ``.starts`` before trusting the best fit.
-    n_jobs
-        Worker processes for the starts (``-1``: one per CPU). Starts are independent, so the
-        result does not depend on ``n_jobs``. Uses ``fork`` and falls back to one process
-        where fork is unavailable.
 
     Returns
     -------
@@ -275,18 +268,7 @@ def fit_law(
     opts = {"maxiter": maxiter, **(options or {})}
     problem = _Problem(law, F, log_y, delta, loss, method, bounds, opts)
     grid = _grid(starts, law.names)
-    jobs = (os.cpu_count() or 1) if n_jobs == -1 else max(1, n_jobs)
-    if jobs > 1 and len(grid) > jobs and "fork" in multiprocessing.get_all_start_methods():
-        global _ACTIVE_PROBLEM
-        _ACTIVE_PROBLEM = problem
-        try:
-            with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                chunks = pool.map(_solve_chunk, np.array_split(grid, jobs * 4))
-        finally:
-            _ACTIVE_PROBLEM = None
-        rows = [row for chunk in chunks for row in chunk]
-    else:
-        rows = [problem.solve(p0) for p0 in grid]
+    rows = [problem.solve(p0) for p0 in grid]
     table = pd.DataFrame(rows)
     best = table.loc[table["loss"].idxmin()]
     return FitResult(law, {n: float(best[n]) for n in law.names}, float(best["loss"]), table)
@@ -337,15 +319,6 @@ class _Problem:
             "loss": value,
             "converged": bool(res.success),
         }
-
-
-_ACTIVE_PROBLEM: _Problem | None = None
-
-
-def _solve_chunk(starts: Array) -> list[dict[str, float | bool]]:
-    # Runs in a forked worker, which inherits the problem instead of unpickling closures.
-    assert _ACTIVE_PROBLEM is not None
-    return [_ACTIVE_PROBLEM.solve(p0) for p0 in starts]
 
 
 @dataclass(frozen=True)
