@@ -1,0 +1,601 @@
+"""Checks of the holistic paper's statements against its own appendix tables, and our fits.
+
+Everything here is computed from the transcribed tables (``moelaws.holistic.data``) with the
+paper's formulas (``moelaws.holistic.laws``, ``moelaws.holistic.feasible``). Fits labelled
+"ours" are ours: the paper shows the corresponding laws only as figures (Fig. 5b, Fig. 6b).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+
+from moelaws.fit import fit_power_law
+from moelaws.holistic.data import SCALES, load_appendix, load_table2, load_table4
+from moelaws.holistic.feasible import feasible_d_range
+from moelaws.holistic.laws import (
+    EQ2_D_COEF,
+    EQ2_D_EXP,
+    EQ2_M_COEF,
+    EQ2_M_EXP,
+    N_EXPERTS,
+    SEQ_LEN,
+    TOP_K,
+    HeadSettings,
+    counts,
+    optimal_flops_per_token,
+    optimal_tokens,
+    table4_heads,
+)
+
+GRID_M_OVER_NA: tuple[int, ...] = (7, 8, 9, 11, 14, 17)
+"""Sec. 5.2: the six sampled M/N_a values (outer order of Tables 9-14)."""
+GRID_N_OVER_NA: tuple[int, ...] = (12, 16, 20, 22, 26, 30)
+"""Sec. 5.2: the six sampled N/N_a values (inner order of Tables 9-14)."""
+F4_CHOSEN_N_OVER_NA: dict[str, str] = {
+    "1e18": "19", "3e18": "20", "1e19": "21", "3e19": "21", "1e20": "22", "3e20": "22",
+}
+"""App. F.4: the N/N_a chosen per scale for the later experiments, as printed."""
+F4_FITTED_N_OVER_NA: dict[str, str] = {
+    "1e18": "19.23", "3e18": "19.33", "1e19": "20.69", "3e19": "20.78", "1e20": "21.29",
+    "3e20": "22.07",
+}
+"""App. F.4: the loss-fitted optimal N/N_a per scale, as printed (needs losses: not
+recomputable)."""
+SWEEP_TABLES: dict[str, int] = dict(zip(SCALES, range(16, 22), strict=True))
+"""The hidden-size sweep (Sec. 6) of each scale."""
+GRID_TABLES: dict[str, int] = dict(zip(SCALES, range(9, 15), strict=True))
+"""The 6x6 grid (Sec. 5.2) of each scale."""
+
+
+# --- Eq. 2 and Table 2 ----------------------------------------------------------------------
+
+
+def eq2_table2() -> pd.DataFrame:
+    """Table 2 side by side with Eq. 2 evaluated at its six budgets.
+
+    Columns: printed C, M, D; our M (GFLOPs) and D (billions) rounded as Table 2 rounds them,
+    the differences in units of the last printed digit, and M·D/C.
+    """
+    t2 = load_table2()
+    m = optimal_flops_per_token(t2["C"].to_numpy()) / 1e9
+    d = optimal_tokens(t2["C"].to_numpy()) / 1e9
+    return pd.DataFrame(
+        {
+            "C (EFLOPs)": t2["C_EFLOPs_printed"],
+            "M paper (GFLOPs)": t2["M_GFLOPs_printed"],
+            "M Eq. 2 (GFLOPs)": m,
+            "M diff (last digits)": (m - t2["M"] / 1e9) / 1e-4,
+            "D paper (B tokens)": t2["D_billion_tokens_printed"],
+            "D Eq. 2 (B tokens)": d,
+            "D diff (last digits)": (d - t2["D"] / 1e9) / 1e-4,
+            "M·D/C paper": t2["M"] * t2["D"] / t2["C"],
+        }
+    )
+
+
+@lru_cache(maxsize=1)
+def refit_eq2() -> dict[str, float]:
+    """Our refit of Eq. 2 from Table 2's six rows.
+
+    Log-space OLS of M and of D on C (free coefficient and exponent), and least squares for
+    the coefficient alone with the exponent fixed at the printed value.
+    """
+    t2 = load_table2()
+    c, m, d = (t2[k].to_numpy(dtype=float) for k in ("C", "M", "D"))
+    fm, fd = fit_power_law(c, m), fit_power_law(c, d)
+    return {
+        "M_coef": fm.coef,
+        "M_exp": fm.exponent,
+        "M_exp_se": fm.exponent_se,
+        "D_coef": fd.coef,
+        "D_exp": fd.exponent,
+        "D_exp_se": fd.exponent_se,
+        "M_coef_at_printed_exp": float(np.exp(np.mean(np.log(m) - EQ2_M_EXP * np.log(c)))),
+        "D_coef_at_printed_exp": float(np.exp(np.mean(np.log(d) - EQ2_D_EXP * np.log(c)))),
+    }
+
+
+def eq2_consistent_coefficients(quantity: str = "M", n_grid: int = 4001) -> pd.DataFrame:
+    """Unrounded (coefficient, exponent) pairs that reproduce all six Table 2 entries.
+
+    For each exponent b on a grid around the printed one (± one unit of its last digit), the
+    interval of coefficients a for which a·C^b rounds to every printed Table 2 value (half a
+    unit of the 4th decimal). Returns the exponents with a non-empty interval and its bounds.
+
+    Raises
+    ------
+    ValueError
+        If ``quantity`` is not ``"M"`` or ``"D"``.
+    """
+    if quantity not in ("M", "D"):
+        raise ValueError("quantity must be 'M' or 'D'")
+    t2 = load_table2()
+    c = t2["C"].to_numpy(dtype=float)
+    y = t2[quantity].to_numpy(dtype=float)
+    half = 0.5e-4 * 1e9
+    b0 = EQ2_M_EXP if quantity == "M" else EQ2_D_EXP
+    b = np.linspace(b0 - 1e-4, b0 + 1e-4, n_grid)[:, None]
+    lo = ((y - half) / c**b).max(axis=1)
+    hi = ((y + half) / c**b).min(axis=1)
+    keep = lo <= hi
+    return pd.DataFrame({"exponent": b[keep, 0], "coef_min": lo[keep], "coef_max": hi[keep]})
+
+
+def eq2_consistent_with_printed(quantity: str = "M") -> bool:
+    """Whether some unrounded pair that prints as Eq. 2's coefficients reproduces Table 2."""
+    frame = eq2_consistent_coefficients(quantity)
+    coef = EQ2_M_COEF if quantity == "M" else EQ2_D_COEF
+    exp = EQ2_M_EXP if quantity == "M" else EQ2_D_EXP
+    coef_half = 0.5e-5 if quantity == "M" else 0.5e-4
+    ok = (
+        (frame["exponent"] >= exp - 0.5e-4)
+        & (frame["exponent"] < exp + 0.5e-4)
+        & (frame["coef_max"] >= coef - coef_half)
+        & (frame["coef_min"] < coef + coef_half)
+    )
+    return bool(ok.any())
+
+
+# --- every appendix row with its counts -----------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _appendix_counts() -> pd.DataFrame:
+    frame = load_appendix()
+    t4 = load_table4().set_index("scale")
+    parts = []
+    for scale, rows in frame.groupby("scale", sort=False):
+        heads = table4_heads(scale)
+        c = counts(
+            rows["d"].to_numpy(), rows["L_d"].to_numpy(), rows["L_m"].to_numpy(),
+            rows["d_m"].to_numpy(), **heads.as_kwargs(),
+        )
+        parts.append(
+            rows.assign(
+                d_qkv=heads.d_qkv, N_q=heads.n_q, N_kv=heads.n_kv, N_a=c.N_a, N=c.N, M=c.M,
+                M_target=float(t4.loc[scale, "M_GFLOPs"]) * 1e9,
+            )
+        )
+    out = pd.concat(parts).sort_index()
+    out["M_dev"] = out["M"] / out["M_target"] - 1
+    out["M/N_a"] = out["M"] / out["N_a"]
+    out["N/N_a"] = out["N"] / out["N_a"]
+    return out
+
+
+def appendix_counts() -> pd.DataFrame:
+    """Every appendix row with M, N_a, N (Eq. 3, Table 4 heads of its scale), the target M of
+    its scale (Table 2/4), the relative deviation ``M_dev`` and the coordinates M/N_a, N/N_a."""
+    return _appendix_counts().copy()
+
+
+# --- the ±5 % statement on M (Table 4 note) -------------------------------------------------
+
+
+def m_tolerance_by_table(tolerance: float = 0.05) -> pd.DataFrame:
+    """Per appendix table: how many rows have M within ``tolerance`` of their scale's target.
+
+    Columns: table, section, scales, rows, within, share, min/max relative deviation (%) and
+    the largest absolute deviation (%).
+
+    Raises
+    ------
+    ValueError
+        If ``tolerance`` is not positive.
+    """
+    if not tolerance > 0:
+        raise ValueError("tolerance must be positive")
+    frame = _appendix_counts()
+    grouped = frame.groupby("table")
+    out = pd.DataFrame(
+        {
+            "section": grouped["section"].first(),
+            "scales": grouped["scale"].agg(lambda s: ", ".join(dict.fromkeys(s))),
+            "rows": grouped.size(),
+            "within": grouped["M_dev"].agg(lambda s: int((s.abs() <= tolerance).sum())),
+            "min dev (%)": grouped["M_dev"].min() * 100,
+            "max dev (%)": grouped["M_dev"].max() * 100,
+            "max |dev| (%)": grouped["M_dev"].agg(lambda s: s.abs().max()) * 100,
+        }
+    )
+    out["share"] = out["within"] / out["rows"]
+    return out.reset_index()
+
+
+def max_abs_m_deviation(table: int) -> float:
+    """Largest |M/M_target − 1| over one appendix table's rows, in percent.
+
+    Raises
+    ------
+    ValueError
+        If ``table`` is not one of Tables 5-21.
+    """
+    frame = _appendix_counts()
+    rows = frame[frame["table"] == table]
+    if rows.empty:
+        raise ValueError(f"Table {table} is not an appendix architecture table (5-21)")
+    return float(rows["M_dev"].abs().max() * 100)
+
+
+# --- Sec. 4.3: ten configurations swept over d ----------------------------------------------
+
+
+def sec43_configurations() -> pd.DataFrame:
+    """Tables 5-8 rows with a ``config`` number.
+
+    The tables do not mark where one configuration ends. Each configuration's d sweep runs
+    upwards and keeps M/N_a within a few percent, so a drop in d or a jump of M/N_a by more
+    than 20 % starts the next one (sweeps continue across table breaks).
+    """
+    frame = _appendix_counts()
+    rows = frame[frame["section"] == "4.3"].copy()
+    jump = np.abs(np.log(rows["M/N_a"]).diff()) > np.log(1.2)
+    rows["config"] = ((rows["d"].diff() < 0) | jump).cumsum() + 1
+    return rows
+
+
+def sec43_summary() -> pd.DataFrame:
+    """Per Sec. 4.3 configuration: rows, median M/N_a and N/N_a, swept d range, layer counts."""
+    rows = sec43_configurations()
+    grouped = rows.groupby("config")
+    return pd.DataFrame(
+        {
+            "tables": grouped["table"].agg(lambda s: ", ".join(map(str, dict.fromkeys(s)))),
+            "rows": grouped.size(),
+            "M/N_a": grouped["M/N_a"].median(),
+            "N/N_a": grouped["N/N_a"].median(),
+            "d min": grouped["d"].min(),
+            "d max": grouped["d"].max(),
+            "L": grouped["L"].agg(lambda s: ", ".join(map(str, sorted(set(s))))),
+        }
+    ).reset_index()
+
+
+# --- Sec. 5.2: the 6x6 grids ----------------------------------------------------------------
+
+
+def grid_assignment() -> pd.DataFrame:
+    """Tables 9-14 rows with their grid point by position (M/N_a outer, N/N_a inner, as
+    Sec. 5.2 lists them) and by nearness (nearest sampled value of each coordinate), and the
+    relative deviations of the realised coordinates from the positional grid point."""
+    frame = _appendix_counts()
+    rows = frame[frame["section"] == "5.2"].copy()
+    index = rows["row"].to_numpy() - 1
+    rows["grid M/N_a"] = np.asarray(GRID_M_OVER_NA)[index // 6]
+    rows["grid N/N_a"] = np.asarray(GRID_N_OVER_NA)[index % 6]
+    for coord, grid in (("M/N_a", GRID_M_OVER_NA), ("N/N_a", GRID_N_OVER_NA)):
+        values = rows[coord].to_numpy()[:, None]
+        nearest = np.asarray(grid)[np.abs(np.log(values / np.asarray(grid))).argmin(axis=1)]
+        rows[f"nearest {coord}"] = nearest
+        rows[f"{coord} dev (%)"] = (rows[coord] / rows[f"grid {coord}"] - 1) * 100
+    return rows
+
+
+def grid_summary() -> pd.DataFrame:
+    """Per grid table: distinct nearest grid cells, rows whose nearest cell is their positional
+    cell, and the largest relative deviations of the realised coordinates (%)."""
+    rows = grid_assignment()
+    rows["cell"] = list(zip(rows["nearest M/N_a"], rows["nearest N/N_a"], strict=True))
+    rows["match"] = (rows["nearest M/N_a"] == rows["grid M/N_a"]) & (
+        rows["nearest N/N_a"] == rows["grid N/N_a"]
+    )
+    grouped = rows.groupby("table")
+    return pd.DataFrame(
+        {
+            "scale": grouped["scale"].first(),
+            "rows": grouped.size(),
+            "distinct cells": grouped["cell"].nunique(),
+            "positional = nearest": grouped["match"].sum(),
+            "max |M/N_a dev| (%)": grouped["M/N_a dev (%)"].agg(lambda s: s.abs().max()),
+            "median |M/N_a dev| (%)": grouped["M/N_a dev (%)"].agg(lambda s: s.abs().median()),
+            "max |N/N_a dev| (%)": grouped["N/N_a dev (%)"].agg(lambda s: s.abs().max()),
+            "median |N/N_a dev| (%)": grouped["N/N_a dev (%)"].agg(lambda s: s.abs().median()),
+        }
+    ).reset_index()
+
+
+def grid_quantisation(tolerance: float = 0.05) -> pd.DataFrame:
+    """Why M misses its ±5 % in Tables 9-14: with M/N_a = r exactly, Eq. 3 gives
+    M = r/(r − 6)·6·S·N_q·d_qkv·L, so M can only move in steps of one layer.
+
+    Adds, per grid row: the M that the grid value r and the row's L imply, the integer L that
+    brings that M closest to the target, and whether any integer L gets within ``tolerance``.
+    """
+    rows = grid_assignment()
+    r = rows["grid M/N_a"].to_numpy(dtype=float)
+    per_layer = 6.0 * SEQ_LEN * rows["N_q"].to_numpy() * rows["d_qkv"].to_numpy() * r / (r - 6)
+    target = rows["M_target"].to_numpy()
+    rows["M at grid r, row L (dev %)"] = (per_layer * rows["L"].to_numpy() / target - 1) * 100
+    best_L = np.maximum(np.round(target / per_layer), 1)
+    rows["best L at grid r"] = best_L.astype(int)
+    best_dev = per_layer * best_L / target - 1
+    rows["best dev at grid r (%)"] = best_dev * 100
+    rows["5% attainable at grid r"] = np.abs(best_dev) <= tolerance
+    return rows
+
+
+# --- Sec. 6: the d sweeps and the optimal (M, N_a, N) they are built on ---------------------
+
+
+@lru_cache(maxsize=1)
+def _sweep_targets() -> pd.DataFrame:
+    frame = _appendix_counts()
+    records = []
+    for scale, table in SWEEP_TABLES.items():
+        rows = frame[frame["table"] == table]
+        heads = table4_heads(scale)
+        m = float(rows["M_target"].iloc[0])
+        r, n = float(rows["M/N_a"].median()), float(rows["N/N_a"].median())
+        n_a, n_tot = m / r, n * m / r
+        rng = feasible_d_range(m, n_a, n_tot, **heads.as_kwargs())
+        top = rows.loc[rows["d"].idxmax()]
+        wide = feasible_d_range(m, n_a, float(rows["N/N_a"].min()) * n_a, **heads.as_kwargs())
+        records.append(
+            {
+                "scale": scale,
+                "C": float(scale),
+                "table": table,
+                "rows": len(rows),
+                "M target": m,
+                "M/N_a": r,
+                "N/N_a": n,
+                "N/N_a min": float(rows["N/N_a"].min()),
+                "N/N_a max": float(rows["N/N_a"].max()),
+                "N_a": n_a,
+                "N": n_tot,
+                "sweep d min": int(rows["d"].min()),
+                "sweep d max": int(rows["d"].max()),
+                "sweep d median": float(rows["d"].median()),
+                "feasible d min": float(rng.d_min),
+                "feasible d max": float(rng.d_max),
+                "proxy d": float(rng.median),
+                "feasible d max at N/N_a min": float(wide.d_max),
+                "top row N_a dev (%)": float(top["N_a"] / n_a - 1) * 100,
+                "top row N/N_a": float(top["N/N_a"]),
+                "feasible d max at top row (N_a, N)": float(
+                    feasible_d_range(m, top["N_a"], top["N"], **heads.as_kwargs()).d_max
+                ),
+                "L": ", ".join(map(str, sorted(set(rows["L"])))),
+            }
+        )
+    return pd.DataFrame(records)
+
+
+def sweep_targets() -> pd.DataFrame:
+    """Per scale, the optimal (M, N_a, N) a d sweep (Tables 16-21) is built on, and d ranges.
+
+    The target M is Table 2's; M/N_a and N/N_a are the medians of the sweep's rows (the rows
+    scatter around them because layer counts and widths are integers). Columns give the
+    sweep's d range and median, our feasible interval for the target (Table 4 heads, integer
+    layers, M within 5 %), its midpoint (the median-d proxy), and the interval's upper end
+    when N/N_a is allowed down to the sweep's smallest realised value or when N_a and N are
+    those of the sweep's largest-d row (with the target M).
+    """
+    return _sweep_targets().copy()
+
+
+def n_over_na_summary() -> pd.DataFrame:
+    """Per scale: App. F.4's chosen and fitted N/N_a next to what Tables 15 and 16-21 realise.
+
+    ``d_m step effect`` is the median change of N/N_a that moving d_m by half a hardware step
+    (4) causes in the sweep's rows: the largest rounding App. F.4 could blame.
+    """
+    frame = _appendix_counts()
+    records = []
+    for scale, table in SWEEP_TABLES.items():
+        sweep = frame[frame["table"] == table]
+        extra = frame[(frame["table"] == 15) & (frame["scale"] == scale)]
+        step = 3.0 * sweep["d"] * 4 * (N_EXPERTS - TOP_K) * sweep["L_m"] / sweep["N_a"]
+        records.append(
+            {
+                "scale": scale,
+                "F.4 chosen": float(F4_CHOSEN_N_OVER_NA[scale]),
+                "F.4 fitted optimum": float(F4_FITTED_N_OVER_NA[scale]),
+                "Table 15 median": float(extra["N/N_a"].median()),
+                "Table 15 range": f"{extra['N/N_a'].min():.2f}-{extra['N/N_a'].max():.2f}",
+                "sweep table": table,
+                "sweep median": float(sweep["N/N_a"].median()),
+                "sweep range": f"{sweep['N/N_a'].min():.2f}-{sweep['N/N_a'].max():.2f}",
+                "d_m step effect": float(step.median()),
+            }
+        )
+    return pd.DataFrame(records)
+
+
+def realised_n_over_na(scale: str, table: int) -> float:
+    """Median N/N_a of one scale's rows in one appendix table.
+
+    Raises
+    ------
+    ValueError
+        If the table has no rows at that scale.
+    """
+    frame = _appendix_counts()
+    rows = frame[(frame["table"] == table) & (frame["scale"] == scale)]
+    if rows.empty:
+        raise ValueError(f"Table {table} has no rows at scale {scale}")
+    return float(rows["N/N_a"].median())
+
+
+# --- our fits: optimal M/N_a and the d ranges against C -------------------------------------
+
+
+@dataclass(frozen=True)
+class PowerFit:
+    """``y = offset + coef·C^exponent`` fitted by OLS of log(y − offset) on log C (ours),
+    with 95 % t-intervals (statsmodels) for the exponent and the coefficient."""
+
+    offset: float
+    coef: float
+    exponent: float
+    exponent_ci: tuple[float, float]
+    coef_ci: tuple[float, float]
+    r2: float
+    n: int
+
+    def __call__(self, C: float | np.ndarray) -> np.ndarray:
+        return self.offset + self.coef * np.asarray(C, dtype=float) ** self.exponent
+
+
+def power_fit(C: np.ndarray, y: np.ndarray, offset: float = 0.0) -> PowerFit:
+    """Fit ``y = offset + a·C^b`` (log-space OLS with 95 % intervals).
+
+    Raises
+    ------
+    ValueError
+        With fewer than 3 points, non-positive C, or y not above ``offset``.
+    """
+    C = np.asarray(C, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if C.shape != y.shape or C.size < 3:
+        raise ValueError("need at least 3 (C, y) pairs of equal length")
+    if np.any(C <= 0) or np.any(y <= offset):
+        raise ValueError("C must be positive and y above the offset")
+    x = sm.add_constant(np.log(C))
+    res = sm.OLS(np.log(y - offset), x).fit()
+    ci = res.conf_int(0.05)
+    return PowerFit(
+        offset=offset,
+        coef=float(np.exp(res.params[0])),
+        exponent=float(res.params[1]),
+        exponent_ci=(float(ci[1, 0]), float(ci[1, 1])),
+        coef_ci=(float(np.exp(ci[0, 0])), float(np.exp(ci[0, 1]))),
+        r2=float(res.rsquared),
+        n=int(C.size),
+    )
+
+
+@lru_cache(maxsize=2)
+def optimal_ratio_fit(offset: float = 6.0) -> PowerFit:
+    """Ours: the optimal M/N_a against C, M/N_a = offset + a·C^b, from the six optimal
+    configurations of the d sweeps (Tables 16-21; :func:`sweep_targets`).
+
+    The default offset 6 keeps the law inside Eq. 5's domain M/N_a > 6 when extrapolated;
+    ``offset=0`` gives a plain power law.
+    """
+    targets = _sweep_targets()
+    return power_fit(targets["C"].to_numpy(), targets["M/N_a"].to_numpy(), offset)
+
+
+def d_range_fits() -> pd.DataFrame:
+    """Ours: power laws d = a·C^b for the sweeps' smallest, median and largest d, and for our
+    feasible interval's ends and midpoint at the same optimal configurations."""
+    targets = _sweep_targets()
+    c = targets["C"].to_numpy()
+    records = []
+    for column in ("sweep d min", "sweep d median", "sweep d max", "feasible d min",
+                   "proxy d", "feasible d max"):
+        fit = power_fit(c, targets[column].to_numpy())
+        records.append(
+            {
+                "quantity": column,
+                "coef": fit.coef,
+                "exponent": fit.exponent,
+                "exponent 95% CI": f"[{fit.exponent_ci[0]:.3f}, {fit.exponent_ci[1]:.3f}]",
+                "R2": fit.r2,
+                "at 1e24": float(fit(1e24)),
+            }
+        )
+    return pd.DataFrame(records)
+
+
+# --- Sec. 4.3 median proxy and Fig. 3 -------------------------------------------------------
+
+
+def median_proxy_check() -> pd.DataFrame:
+    """Tables 9-14: the printed d next to our median-d proxy of the row's grid target
+    (M from Table 2, M/N_a and N/N_a the grid values of its position)."""
+    rows = grid_assignment()
+    proxies = np.empty(len(rows))
+    for i, (_, row) in enumerate(rows.iterrows()):
+        heads = table4_heads(row["scale"])
+        n_a = row["M_target"] / row["grid M/N_a"]
+        rng = feasible_d_range(
+            row["M_target"], n_a, n_a * row["grid N/N_a"], **heads.as_kwargs()
+        )
+        proxies[i] = float(rng.median)
+    rows["proxy d"] = proxies
+    rows["d / proxy"] = rows["d"] / rows["proxy d"]
+    return rows
+
+
+def figure3_grid(
+    M: float = 5.9390e9,
+    heads: HeadSettings | None = None,
+    n_points: int = 60,
+    **kwargs: object,
+) -> pd.DataFrame:
+    """Fig. 3 recomputed: feasible d over the (N_a, N) plane at fixed M.
+
+    N_a spans (0, M/6) and N spans [N_a, 289/9·N_a] on a regular ``n_points`` x ``n_points``
+    grid (linear axes, as in Fig. 3); rows where no d is feasible are dropped. Default heads:
+    Table 4's at 3e20 (the scale whose M is 5.9390 GFLOPs). Extra keyword arguments go to
+    :func:`~moelaws.holistic.feasible.feasible_d_range`.
+
+    Raises
+    ------
+    ValueError
+        If ``n_points`` < 2 or M is not positive.
+    """
+    if n_points < 2:
+        raise ValueError("n_points must be at least 2")
+    if not (math.isfinite(M) and M > 0):
+        raise ValueError("M must be finite and positive")
+    heads = heads or table4_heads("3e20")
+    n_a_axis = np.linspace(M / 6 / n_points, M / 6 * (1 - 1e-9), n_points)
+    upper = (N_EXPERTS + 1) / (TOP_K + 1)
+    n_axis = np.linspace(n_a_axis[0], upper * n_a_axis[-1], n_points)
+    n_a, n = np.meshgrid(n_a_axis, n_axis, indexing="ij")
+    rng = feasible_d_range(M, n_a, n, **heads.as_kwargs(), **kwargs)  # type: ignore[arg-type]
+    frame = pd.DataFrame(
+        {
+            "N_a": n_a.ravel(),
+            "N": n.ravel(),
+            "d_min": np.ravel(rng.d_min),
+            "d_max": np.ravel(rng.d_max),
+            "width": np.ravel(rng.width),
+        }
+    )
+    return frame.dropna().reset_index(drop=True)
+
+
+def head_setting_scan(table: int) -> pd.DataFrame:
+    """How well alternative head settings put a grid table's rows on the Sec. 5.2 grid.
+
+    For d_qkv in {64, 128}, N_q in {2, ..., 32} (powers of two) and N_kv in {N_q/4, N_q/2,
+    N_q}, the median |M/N_a / grid − 1| (%) over the table's rows and the median
+    |M/M_target − 1| (%). Sorted by the first.
+
+    Raises
+    ------
+    ValueError
+        If ``table`` is not one of Tables 9-14.
+    """
+    if table not in GRID_TABLES.values():
+        raise ValueError("head_setting_scan takes one of the grid Tables 9-14")
+    rows = grid_assignment()
+    rows = rows[rows["table"] == table]
+    records = []
+    for d_qkv in (64, 128):
+        for n_q in (2, 4, 8, 16, 32):
+            for n_kv in sorted({max(n_q // 4, 1), n_q // 2 or 1, n_q}):
+                c = counts(
+                    rows["d"].to_numpy(), rows["L_d"].to_numpy(), rows["L_m"].to_numpy(),
+                    rows["d_m"].to_numpy(), d_qkv=d_qkv, n_q=n_q, n_kv=n_kv,
+                )
+                r_dev = np.abs(c.m_over_na / rows["grid M/N_a"].to_numpy() - 1)
+                m_dev = np.abs(c.M / rows["M_target"].to_numpy() - 1)
+                records.append(
+                    {
+                        "d_qkv": d_qkv, "N_q": n_q, "N_kv": n_kv,
+                        "median |M/N_a dev| (%)": float(np.median(r_dev) * 100),
+                        "median |M dev| (%)": float(np.median(m_dev) * 100),
+                    }
+                )
+    return pd.DataFrame(records).sort_values("median |M/N_a dev| (%)").reset_index(drop=True)

@@ -1,0 +1,79 @@
+"""The holistic paper's published tables, as transcribed under ``moelaws/data/holistic``.
+
+Table 2 (six compute-optimal (C, M, D) points), Table 4 (head settings per compute scale) and
+the 667 appendix architectures of Tables 5-21 (see the README next to the CSVs for their
+provenance). Loaders return fresh copies, so callers may modify them.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+import pandas as pd
+
+SCALES: tuple[str, ...] = ("1e18", "3e18", "1e19", "3e19", "1e20", "3e20")
+"""The paper's six compute scales, as printed (FLOPs)."""
+
+SECTION_OF_TABLE: dict[int, str] = {
+    **{t: "4.3" for t in range(5, 9)},
+    **{t: "5.2" for t in range(9, 15)},
+    15: "5.3",
+    **{t: "6" for t in range(16, 22)},
+}
+"""Which experiment each appendix table lists (App. F.3): Sec. 4.3 median-proxy validation,
+Sec. 5.2 6x6 grids, Sec. 5.3 extra M/N_a samples, Sec. 6 hidden-dimension sweeps."""
+
+
+def _read(name: str, **kwargs: object) -> pd.DataFrame:
+    path = resources.files("moelaws") / "data" / "holistic" / name
+    with path.open("r", encoding="utf-8") as fh:
+        return pd.read_csv(fh, **kwargs)
+
+
+@lru_cache(maxsize=1)
+def _table2() -> pd.DataFrame:
+    printed = _read("table2_compute_optimal.csv", dtype=str)
+    frame = printed.rename(columns=lambda c: f"{c}_printed")
+    frame["C"] = printed["C_EFLOPs"].astype(float) * 1e18
+    frame["M"] = printed["M_GFLOPs"].astype(float) * 1e9
+    frame["D"] = printed["D_billion_tokens"].astype(float) * 1e9
+    frame.insert(0, "scale", SCALES)
+    return frame
+
+
+def load_table2() -> pd.DataFrame:
+    """Table 2: the six compute-optimal (C, M, D) combinations.
+
+    Columns ``C_EFLOPs_printed``, ``M_GFLOPs_printed``, ``D_billion_tokens_printed`` hold the
+    numbers exactly as printed (strings); ``C`` (FLOPs), ``M`` (FLOPs per token) and ``D``
+    (tokens) are the same numbers as floats in base units.
+    """
+    return _table2().copy()
+
+
+@lru_cache(maxsize=1)
+def _table4() -> pd.DataFrame:
+    return _read("table4_scale_settings.csv", dtype={"scale": str})
+
+
+def load_table4() -> pd.DataFrame:
+    """Table 4: M target, head settings (d_qkv, N_q, N_kv) and training settings per scale."""
+    return _table4().copy()
+
+
+@lru_cache(maxsize=1)
+def _appendix() -> pd.DataFrame:
+    frame = _read("appendix_architectures.csv", dtype={"scale": str, "section": str})
+    frame["C"] = frame["scale"].astype(float)
+    return frame
+
+
+def load_appendix() -> pd.DataFrame:
+    """Tables 5-21: the 667 appendix architectures, one row per trained configuration.
+
+    Columns: ``table``, ``section``, ``scale`` (as printed), ``row`` (1-based within the
+    table), ``d``, ``L_d``, ``d_d``, ``L_m``, ``d_m``, ``L`` (as printed), ``source_line``
+    (line of the paper's text extraction the row was read from) and ``C`` (FLOPs).
+    """
+    return _appendix().copy()
