@@ -1,6 +1,8 @@
 # The two commands a newcomer needs (see README.md):
-#   make book   set up everything, execute every chapter, build the HTML book in _build/html
-#   make test   set up everything, then ruff, unit tests, every chapter under nbval, book build
+#   make book   set up everything, execute the chapters (unchanged ones come from the execution
+#               cache), build the HTML book in _build/html, print the timing report
+#   make test   set up everything, then ruff, unit tests, every chapter under nbval, a book build
+#               that executes every chapter from scratch, and the browser tests of every page
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -12,12 +14,19 @@ STAMP := $(VENV)/.installed
 VENDOR := book/_static/vendor
 VENDOR_STAMP := $(VENDOR)/.installed
 NB_BUILD := _build/nbval
+# jupyter-cache's store (MyST-NB's default beside _build/html); FRESH=1 empties it first.
+EXEC_CACHE := _build/.jupyter_cache
+CHROMIUM := /usr/bin/chromium
+# Warnings are errors (-W with --nitpick): a broken cross-reference or an unknown citation key
+# fails the build (tests/browser/test_build_strict.py checks that with these same flags).
+JB_FLAGS := --warningiserror --nitpick --keep-going
 
-.PHONY: help venv vendor book test lint unit nbval book-check clean
+.PHONY: help venv vendor book test lint unit nbval book-check chromium browser publish clean
 
 help:
 	@echo "make book   build the book into _build/html (sets up .venv and npm scripts first)"
-	@echo "make test   run ruff, the unit tests, every notebook under nbval, and a book build"
+	@echo "make test   run ruff, the unit tests, every notebook under nbval, a from-scratch book"
+	@echo "            build and the browser tests of every built page"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,18 +56,25 @@ $(VENDOR_STAMP): book/vendor/package.json book/vendor/package-lock.json
 
 vendor: $(VENDOR_STAMP)
 
+# The local extension (book/_ext) writes _build/timing.json; its report is printed last.
 book: venv vendor
-	@start=$$(date +%s); \
-	rm -rf _build/html _build/.doctrees; \
-	$(BIN)/jupyter-book build . --path-output . --warningiserror --nitpick --keep-going; \
+	@if [ -n "$(FRESH)" ]; then echo "Emptying the execution cache"; rm -rf $(EXEC_CACHE); fi
+	@start=$$(date +%s); status=0; \
+	rm -rf _build/html _build/.doctrees _build/timing.json; \
+	$(BIN)/jupyter-book build . --path-output . $(JB_FLAGS) || status=$$?; \
 	end=$$(date +%s); \
+	if [ -f _build/timing.json ]; then \
+	  echo; $(BIN)/python book/_ext/moelaws_offline.py _build/timing.json --total $$((end - start)); \
+	fi; \
+	if [ $$status -ne 0 ]; then echo "Book build FAILED after $$((end - start)) s"; exit $$status; fi; \
 	echo "Book built in $$((end - start)) s: open $(CURDIR)/_build/html/index.html"
 
 lint: venv
 	$(BIN)/ruff check moelaws tests book/_ext
 
+# The browser tests need a built book and Chromium: `make browser` runs them.
 unit: venv
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+	$(BIN)/python -m pytest -q -p no:cacheprovider --ignore=tests/browser tests
 
 # nbval collects .ipynb only: convert the MyST sources to fresh notebooks first.
 nbval: venv
@@ -74,8 +90,33 @@ book-check: book
 	@if grep -rlE "unpkg\.com|jsdelivr|cdnjs|cdn\.plot\.ly|googleapis" _build/html --include='*.html'; then \
 	  echo "built pages above refer to a CDN"; exit 1; fi
 
-test: lint unit nbval book-check
+# Debian's Chromium, driven by Playwright's Python client (which never downloads a browser here).
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  echo "Installing Debian's chromium (needed by the browser tests)"; \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq; \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium fonts-dejavu-core; \
+	fi
+	@$(CHROMIUM) --version 2>/dev/null
+
+# Every built page in headless Chromium with the network blocked; screenshots of every page go
+# to _build/screenshots/. MOELAWS_BROWSER_TESTS=1 turns a missing book or browser into a failure.
+browser: book-check chromium
+	rm -rf _build/screenshots
+	MOELAWS_BROWSER_TESTS=1 CHROMIUM=$(CHROMIUM) MOELAWS_JB_FLAGS="$(JB_FLAGS)" \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
+
+# The test command's book build executes every chapter from scratch (FRESH=1 reaches `book`
+# through book-check and browser).
+test: FRESH = 1
+test: lint unit nbval book-check browser
 	@echo "make test: all checks passed"
+
+# Publish the built book on the gh-pages branch (GitHub Pages); the chapters' Colab buttons open
+# their executed notebooks from there (book/_ext/moelaws_launch.py).
+publish: book
+	$(BIN)/ghp-import --no-jekyll --force --push --branch gh-pages _build/html
 
 clean:
 	rm -rf _build $(VENV) book/vendor/node_modules $(VENDOR)

@@ -1,4 +1,6 @@
-"""Sphinx extension: keep every page of the book working with no network.
+"""Sphinx extension: offline pages, a sound execution cache, and a timing report.
+
+Offline pages (every page works with no network):
 
 * sphinx-thebe (always loaded by Jupyter Book v1, unused here) writes an inline script naming a
   CDN URL on every page, twice; drop it and its loader.
@@ -6,10 +8,42 @@
   RequireJS's base URL; point that at the vendored copy.
 * The widget manager typesets labels with the MathJax 2 API (``MathJax.Hub.Queue``), which
   MathJax 3 lacks; give it a shim that calls MathJax 3's typesetter.
+
+Execution cache: with ``execute_notebooks: cache`` jupyter-cache re-executes a chapter only when
+its own cells change, not when the ``moelaws`` code or data it imports does. The cache is
+therefore cleared whenever a hash of ``moelaws/**/*.py``, ``moelaws/data/**`` and
+``requirements.txt`` differs from the one it was filled under.
+
+Downloadable notebooks: for a notebook taken from the cache, MyST-NB writes the executed copy
+(``_build/jupyter_execute``, offered as the chapter's ".ipynb" download) without its outputs;
+they are merged back from the cache.
+
+Execution of widget cells: nbclient (which executes the chapters) waits for a cell's reply by
+polling the kernel's shell socket, and an ipywidgets Output widget (``widgets.interactive``)
+makes it send on that same socket meanwhile; the poll then misses the reply and the cell waits
+out the whole execution timeout (15 minutes) before going on (jupyter/nbclient#312). Waiting
+in short slices, as :func:`patch_shell_polling` makes the kernel client do, notices the reply.
+
+Timing report: at the end of the build, the execution time of every notebook (from MyST-NB's
+per-document ``exec_data``) and the build's own duration are printed and written to
+``_build/timing.json``. Run this file as a script to print that report again::
+
+    python book/_ext/moelaws_offline.py _build/timing.json [--total SECONDS]
 """
 
 from __future__ import annotations
 
+import argparse
+import datetime as dt
+import hashlib
+import json
+import os
+import platform
+import shutil
+import sys
+import time
+from pathlib import Path
+from queue import Empty
 from typing import Any
 
 _WIDGET_SETUP = """
@@ -22,6 +56,37 @@ window.addEventListener("DOMContentLoaded", function () {
   }
 });
 """
+
+HASH_FILE = "moelaws-sources.sha256"
+TIMING_FILE = "timing.json"
+POLL_SLICE_S = 0.25
+
+
+def patch_shell_polling() -> None:
+    """Make jupyter_client's asynchronous channels wait for a message in short slices.
+
+    ``get_msg(timeout)`` keeps its meaning (a message, or :class:`queue.Empty` once
+    ``timeout`` seconds have passed); only the socket is polled again every
+    :data:`POLL_SLICE_S` seconds, so that a reply whose wake-up was lost is still noticed.
+    """
+    from jupyter_client.channels import AsyncZMQSocketChannel
+
+    original = AsyncZMQSocketChannel.get_msg
+    if getattr(original, "_moelaws_sliced", False):
+        return
+
+    async def get_msg(self: Any, timeout: float | None = None) -> dict[str, Any]:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = POLL_SLICE_S if deadline is None else deadline - time.monotonic()
+            try:
+                return await original(self, timeout=max(0.0, min(POLL_SLICE_S, left)))
+            except Empty:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+
+    get_msg._moelaws_sliced = True  # type: ignore[attr-defined]
+    AsyncZMQSocketChannel.get_msg = get_msg  # type: ignore[method-assign]
 
 
 def _is_thebe(script: Any) -> bool:
@@ -47,6 +112,172 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
     scripts[:] = kept
 
 
+def sources_hash(root: Path) -> str:
+    """SHA-256 of what executed chapters depend on besides their own cells.
+
+    Covers ``moelaws/**/*.py``, every file under ``moelaws/data`` and ``requirements.txt``
+    (paths and contents, in a stable order; caches of bytecode excluded).
+    """
+    package = root / "moelaws"
+    files = sorted(package.rglob("*.py"))
+    data = package / "data"
+    if data.is_dir():
+        files += sorted(p for p in data.rglob("*") if p.is_file())
+    requirements = root / "requirements.txt"
+    if requirements.is_file():
+        files.append(requirements)
+    digest = hashlib.sha256()
+    for path in sorted(set(files)):
+        if "__pycache__" in path.parts:
+            continue
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _invalidate_cache(app: Any) -> None:
+    from sphinx.util import logging
+
+    logger = logging.getLogger(__name__)
+    app.moelaws_build_start = time.time()
+    app.moelaws_cache_note = ""
+    config = getattr(app.env, "mystnb_config", None)
+    if config is None or config.execution_mode != "cache":
+        return
+    cache = Path(config.execution_cache_path)
+    stamp = cache / HASH_FILE
+    current = sources_hash(Path(app.srcdir))
+    previous = stamp.read_text().strip() if stamp.is_file() else None
+    if previous == current:
+        app.moelaws_cache_note = "kept (moelaws sources unchanged)"
+        return
+    if cache.exists():
+        reason = "moelaws sources changed" if previous else "no sources hash recorded"
+        logger.info(f"[moelaws] clearing the execution cache {cache}: {reason}")
+        shutil.rmtree(cache)
+        app.moelaws_cache_note = f"cleared ({reason})"
+    else:
+        app.moelaws_cache_note = "new"
+    cache.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(current + "\n")
+
+
+def _restore_cached_outputs(app: Any, doctree: Any) -> None:
+    config = getattr(app.env, "mystnb_config", None)
+    if config is None or config.execution_mode != "cache":
+        return
+    docname = app.env.docname
+    if not (getattr(app.env, "nb_metadata", {}) or {}).get(docname, {}).get("exec_data"):
+        return
+    path = Path(config.output_folder, *f"{docname}.ipynb".split("/"))
+    if not path.is_file():
+        return
+    import nbformat
+    from jupyter_cache import get_cache
+
+    notebook = nbformat.read(path, as_version=4)
+    if any(cell.get("outputs") for cell in notebook.cells):
+        return
+    try:
+        _, merged = get_cache(config.execution_cache_path).merge_match_into_notebook(notebook)
+    except KeyError:
+        return
+    nbformat.write(merged, path)
+
+
+def timing_records(env: Any, start: float) -> list[dict[str, Any]]:
+    """Execution data of every notebook in ``env``: how long it ran and whether it ran now."""
+    metadata = getattr(env, "nb_metadata", {}) or {}
+    records = []
+    for docname in sorted(metadata):
+        data = metadata[docname].get("exec_data")
+        if not data:
+            continue
+        mtime = data.get("mtime") or 0.0
+        runtime = data.get("runtime")
+        records.append(
+            {
+                "docname": docname,
+                "runtime_s": None if runtime is None else round(float(runtime), 2),
+                # jupyter-cache reports method "cache" for hits and misses alike: a notebook
+                # executed in this build has an execution time stamp after the build began.
+                "executed_in_this_build": bool(mtime >= start),
+                "mode": data.get("method"),
+                "succeeded": bool(data.get("succeeded")),
+                "error": data.get("error"),
+            }
+        )
+    return records
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The timing report as text: one line per notebook, then the totals."""
+    lines = ["Notebook execution times (s):"]
+    for rec in report["notebooks"]:
+        runtime = "-" if rec["runtime_s"] is None else f"{rec['runtime_s']:8.1f}"
+        how = "executed" if rec["executed_in_this_build"] else "from cache"
+        ok = "" if rec["succeeded"] else f"  FAILED ({rec['error']})"
+        lines.append(f"  {rec['docname']:<40} {runtime:>8}  {how}{ok}")
+    lines.append(
+        f"  {'executed in this build':<40} {report['executed_seconds']:8.1f}"
+        f"  ({report['executed_count']} of {len(report['notebooks'])} notebooks)"
+    )
+    lines.append(f"Sphinx build (reading, executing, writing): {report['sphinx_seconds']:.1f} s")
+    if report.get("total_seconds") is not None:
+        lines.append(f"Whole book command: {report['total_seconds']:.1f} s")
+    lines.append(f"Execution cache: {report['execution_cache']}")
+    return "\n".join(lines)
+
+
+def _write_timing(app: Any, exception: Exception | None) -> None:
+    from sphinx.util import logging
+
+    start = getattr(app, "moelaws_build_start", time.time())
+    records = timing_records(app.env, start)
+    executed = [r for r in records if r["executed_in_this_build"]]
+    report = {
+        "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "succeeded": exception is None and all(r["succeeded"] for r in records),
+        "sphinx_seconds": round(time.time() - start, 1),
+        "total_seconds": None,
+        "execution_cache": getattr(app, "moelaws_cache_note", "") or "not used",
+        "executed_count": len(executed),
+        "executed_seconds": round(sum(r["runtime_s"] or 0.0 for r in executed), 1),
+        "cpu_count": os.cpu_count(),
+        "python": platform.python_version(),
+        "notebooks": records,
+    }
+    path = Path(app.outdir).parent / TIMING_FILE
+    path.write_text(json.dumps(report, indent=2) + "\n")
+    logging.getLogger(__name__).info(
+        f"[moelaws] {report['executed_count']} of {len(records)} notebooks executed in "
+        f"{report['executed_seconds']:.1f} s, the rest from the cache; timing report: {path}"
+    )
+
+
 def setup(app: Any) -> dict[str, Any]:
+    patch_shell_polling()
     app.connect("html-page-context", _page_context)
+    # After MyST-NB's own builder-inited handler, which settles the cache path.
+    app.connect("builder-inited", _invalidate_cache, priority=900)
+    app.connect("doctree-read", _restore_cached_outputs)
+    app.connect("build-finished", _write_timing)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print a timing report, first recording the whole command's duration in it."""
+    parser = argparse.ArgumentParser(description="Print the book's timing report.")
+    parser.add_argument("report", type=Path, help="the timing.json a build wrote")
+    parser.add_argument("--total", type=float, help="the whole build command's duration (s)")
+    args = parser.parse_args(argv)
+    report = json.loads(args.report.read_text())
+    if args.total is not None:
+        report["total_seconds"] = args.total
+        args.report.write_text(json.dumps(report, indent=2) + "\n")
+    print(format_report(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""Generated summaries of the claims registry, for the chapters and the reproducibility report.
+
+Every chapter ends with "what reproduced, what did not, and why". That text is generated here
+from :mod:`moelaws.claims` rather than typed by hand, so that it cannot drift from the numbers::
+
+    from IPython.display import Markdown
+    from moelaws.claims import report
+
+    Markdown(report.summary_markdown("anatomy"))
+
+The output is CommonMark: text from the registry (references, quantities, explanations) is
+escaped, so that an underscore or an asterisk in a note is shown as written.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+
+import pandas as pd
+
+from moelaws.claims.core import PAPER_TITLES, PAPERS, ClaimResult, results
+
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>|$~#!])")
+
+
+def escape_markdown(text: str) -> str:
+    """Text as literal CommonMark: markup characters escaped, line breaks folded.
+
+    Parameters
+    ----------
+    text
+        Any text from the registry (a reference, a quantity, an explanation).
+
+    Returns
+    -------
+    str
+        One line that renders as ``text`` itself.
+    """
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def format_value(value: float, like: str | None = None) -> str:
+    """Our value, printed one digit more precisely than the paper's value ``like``.
+
+    Parameters
+    ----------
+    value
+        Our value.
+    like
+        The paper's value as printed (e.g. ``"3.3"``, ``"1.5e22"``); ``None`` prints four
+        significant digits.
+
+    Returns
+    -------
+    str
+        ``"3.35"`` for 3.3512 like ``"3.3"``; ``"nan"`` when ``value`` is not finite.
+    """
+    if not math.isfinite(value):
+        return "nan"
+    if like is not None:
+        text = like.strip().replace("\u2212", "-").lstrip("+-")
+        mantissa, _, exponent = text.lower().partition("e")
+        decimals = len(mantissa.partition(".")[2])
+        if exponent:
+            return f"{value:.{decimals + 1}e}"
+        if abs(value) < 1e7:
+            return f"{value:.{decimals + 1}f}"
+    return f"{value:.4g}"
+
+
+def _check_paper(paper: str) -> None:
+    if paper not in PAPERS:
+        raise ValueError(f"unknown paper id {paper!r}; choose from {', '.join(PAPERS)}")
+
+
+def counts(res: Iterable[ClaimResult]) -> dict[str, int]:
+    """Claims, reproduced, discrepancies, errors and outcomes that differ from the expected one.
+
+    Parameters
+    ----------
+    res
+        Evaluated claims, e.g. ``claims.results("anatomy")``.
+
+    Returns
+    -------
+    dict
+        Keys ``claims``, ``reproduced``, ``discrepancy``, ``error``, ``unexpected``.
+    """
+    res = list(res)
+    return {
+        "claims": len(res),
+        "reproduced": sum(r.status == "reproduced" for r in res),
+        "discrepancy": sum(r.status == "discrepancy" for r in res),
+        "error": sum(r.status == "error" for r in res),
+        "unexpected": sum(not r.ok for r in res),
+    }
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _comparison(r: ClaimResult) -> str:
+    rel = "" if r.claim.relation == "=" else f"{r.claim.relation} "
+    ours = format_value(r.ours, r.claim.printed)
+    return f"paper {rel}{escape_markdown(r.claim.printed)}, ours {ours}"
+
+
+def _label(r: ClaimResult) -> str:
+    return f"**{escape_markdown(f'{r.claim.ref}: {r.claim.quantity}')}** ({_comparison(r)})"
+
+
+def _grouped_items(res: list[ClaimResult]) -> list[str]:
+    """One bullet per explanation: claims that share one are listed together."""
+    groups: dict[str, list[ClaimResult]] = {}
+    for r in res:
+        groups.setdefault(r.claim.explanation.strip(), []).append(r)
+    lines = []
+    for explanation, members in groups.items():
+        line = "- " + "; ".join(_label(r) for r in members)
+        if explanation:
+            line += f": {escape_markdown(explanation)}"
+        lines.append(line)
+    return lines
+
+
+def summary_markdown(paper: str) -> str:
+    """What reproduced, what did not, and why: one paper's claims as Markdown.
+
+    The counts come first, then every discrepancy with the paper's value, ours and the
+    registered explanation, then (if any) every claim whose outcome is not the expected one.
+
+    Parameters
+    ----------
+    paper
+        A paper id, one of :data:`moelaws.claims.PAPERS`.
+
+    Returns
+    -------
+    str
+        CommonMark text for ``IPython.display.Markdown``.
+
+    Raises
+    ------
+    ValueError
+        If ``paper`` is not a known paper id.
+    """
+    _check_paper(paper)
+    res = results(paper)
+    if not res:
+        return f"No claims are registered for *{escape_markdown(PAPER_TITLES[paper])}* yet."
+    n = counts(res)
+    head = (
+        f"**{_plural(n['claims'], 'claim', 'claims')} checked: {n['reproduced']} reproduced, "
+        f"{_plural(n['discrepancy'], 'discrepancy', 'discrepancies')} with the paper"
+    )
+    if n["error"]:
+        head += f", {_plural(n['error'], 'computation error', 'computation errors')}"
+    head += ".**"
+    if n["unexpected"]:
+        head += (
+            f" {_plural(n['unexpected'], 'claim does', 'claims do')} not have the expected "
+            "status (listed last): the registry needs attention."
+        )
+    else:
+        head += " Every claim has its expected status."
+    parts = [head]
+    discrepancies = [r for r in res if r.status == "discrepancy" and r.ok]
+    if discrepancies:
+        parts.append("Where our numbers differ from the paper's, and why:")
+        parts.append("\n".join(_grouped_items(discrepancies)))
+    unexpected = [r for r in res if not r.ok]
+    if unexpected:
+        parts.append("Not as expected:")
+        lines = []
+        for r in unexpected:
+            line = f"- {_label(r)}: status {r.status}, expected {r.claim.expected}"
+            if r.error:
+                line += f" ({escape_markdown(r.error)})"
+            if r.claim.explanation:
+                line += f". {escape_markdown(r.claim.explanation)}"
+            lines.append(line)
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def registry_table(paper: str) -> pd.DataFrame:
+    """Every claim of ``paper`` for the reproducibility report, one row per claim.
+
+    Parameters
+    ----------
+    paper
+        A paper id, one of :data:`moelaws.claims.PAPERS`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns: where printed, quantity, paper (the printed value, with its relation),
+        ours, status, as expected (``"yes"``/``"NO"``). Empty when no claims are registered.
+
+    Raises
+    ------
+    ValueError
+        If ``paper`` is not a known paper id.
+    """
+    _check_paper(paper)
+    rows = [
+        {
+            "where printed": r.claim.ref,
+            "quantity": r.claim.quantity,
+            "paper": ("" if r.claim.relation == "=" else r.claim.relation) + r.claim.printed,
+            "ours": format_value(r.ours, r.claim.printed),
+            "status": r.status,
+            "as expected": "yes" if r.ok else "NO",
+        }
+        for r in results(paper)
+    ]
+    columns = ["where printed", "quantity", "paper", "ours", "status", "as expected"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def overview() -> pd.DataFrame:
+    """Counts for every paper of the book, registered or not, in the book's order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: paper id; columns: paper (title), claims, reproduced, discrepancy, error,
+        unexpected. Papers with no registered claims have zero counts.
+    """
+    rows = []
+    for paper in PAPERS:
+        rows.append({"paper id": paper, "paper": PAPER_TITLES[paper], **counts(results(paper))})
+    return pd.DataFrame(rows).set_index("paper id")

@@ -1,0 +1,62 @@
+"""Fixtures of the browser tests: the built book on a local HTTP server, headless Chromium.
+
+See book_browser.py for what the tests need and how ``make browser`` runs them.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from book_browser import BOOK, CHROMIUM, CHROMIUM_ARGS, ENABLED, Visit, open_tab
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if ENABLED:
+        return
+    skip = pytest.mark.skip(reason="browser tests need a built book: run `make browser`")
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(skip)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def base_url() -> Iterator[str]:
+    """The built book served on an ephemeral port of 127.0.0.1."""
+    handler = functools.partial(_QuietHandler, directory=str(BOOK))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, headless, driven by Playwright (which downloads no browser)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def tab(browser: Any, base_url: str) -> Iterator[Visit]:
+    """A fresh tab for one test."""
+    visit = open_tab(browser, base_url)
+    yield visit
+    visit.page.context.close()

@@ -1,0 +1,187 @@
+"""The book's Sphinx extension (book/_ext/moelaws_offline.py), piece by piece."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from book_browser import ROOT
+
+EXT_PATH = ROOT / "book" / "_ext" / "moelaws_offline.py"
+_spec = importlib.util.spec_from_file_location("moelaws_offline", EXT_PATH)
+assert _spec is not None and _spec.loader is not None
+ext = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ext)
+
+
+def _package(root: Path) -> Path:
+    (root / "moelaws" / "data" / "paper").mkdir(parents=True)
+    (root / "moelaws" / "__init__.py").write_text("")
+    (root / "moelaws" / "data" / "paper" / "table.csv").write_text("a,b\n1,2\n")
+    (root / "requirements.txt").write_text("numpy==1\n")
+    return root
+
+
+def test_sources_hash_follows_code_data_and_requirements(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    first = ext.sources_hash(root)
+    assert ext.sources_hash(root) == first
+    (root / "moelaws" / "__pycache__").mkdir()
+    (root / "moelaws" / "__pycache__" / "x.pyc").write_bytes(b"\0")
+    (root / "notes.md").write_text("not a dependency")
+    assert ext.sources_hash(root) == first
+    for path, text in [
+        ("moelaws/__init__.py", "X = 1\n"),
+        ("moelaws/data/paper/table.csv", "a,b\n1,3\n"),
+        ("requirements.txt", "numpy==2\n"),
+    ]:
+        before = ext.sources_hash(root)
+        (root / path).write_text(text)
+        assert ext.sources_hash(root) != before, path
+
+
+def _app(root: Path, mode: str = "cache") -> SimpleNamespace:
+    config = SimpleNamespace(execution_mode=mode, execution_cache_path=str(root / "_build/jc"))
+    return SimpleNamespace(srcdir=str(root), env=SimpleNamespace(mystnb_config=config))
+
+
+def test_cache_is_cleared_when_the_sources_change(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    app = _app(root)
+    cache = root / "_build" / "jc"
+    ext._invalidate_cache(app)
+    assert app.moelaws_cache_note == "new"
+    (cache / "global.db").write_text("executed notebooks")
+    ext._invalidate_cache(app)
+    assert app.moelaws_cache_note.startswith("kept")
+    assert (cache / "global.db").exists()
+    (root / "moelaws" / "__init__.py").write_text("CHANGED = True\n")
+    ext._invalidate_cache(app)
+    assert app.moelaws_cache_note == "cleared (moelaws sources changed)"
+    assert not (cache / "global.db").exists()
+    assert (cache / ext.HASH_FILE).read_text().strip() == ext.sources_hash(root)
+
+
+def test_cache_is_left_alone_when_not_caching(tmp_path: Path) -> None:
+    root = _package(tmp_path)
+    app = _app(root, mode="force")
+    ext._invalidate_cache(app)
+    assert not (root / "_build" / "jc").exists()
+
+
+def test_timing_records_and_report() -> None:
+    start = 1000.0
+    env = SimpleNamespace(
+        nb_metadata={
+            "notebooks/a": {"exec_data": {"mtime": 1001.0, "runtime": 12.345, "method": "cache",
+                                          "succeeded": True, "error": None}},
+            "notebooks/b": {"exec_data": {"mtime": 10.0, "runtime": 3.0, "method": "cache",
+                                          "succeeded": True, "error": None}},
+            "book/intro": {},
+        }
+    )
+    records = ext.timing_records(env, start)
+    assert [r["docname"] for r in records] == ["notebooks/a", "notebooks/b"]
+    assert [r["executed_in_this_build"] for r in records] == [True, False]
+    assert records[0]["runtime_s"] == 12.35
+    report = {
+        "notebooks": records, "executed_seconds": 12.3, "executed_count": 1,
+        "sphinx_seconds": 20.0, "total_seconds": 25.0, "execution_cache": "kept",
+    }
+    text = ext.format_report(report)
+    assert "notebooks/a" in text and "executed" in text and "from cache" in text
+    assert "Whole book command: 25.0 s" in text
+
+
+def test_timing_report_command_records_the_total(tmp_path: Path) -> None:
+    path = tmp_path / "timing.json"
+    path.write_text(json.dumps({
+        "notebooks": [], "executed_seconds": 0.0, "executed_count": 0,
+        "sphinx_seconds": 3.0, "total_seconds": None, "execution_cache": "new",
+    }))
+    out = subprocess.run([sys.executable, str(EXT_PATH), str(path), "--total", "7"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "Whole book command: 7.0 s" in out
+    assert json.loads(path.read_text())["total_seconds"] == 7.0
+
+
+_WIDGET_CELL = textwrap.dedent(
+    """
+    import altair as alt
+    import ipywidgets as widgets
+    import numpy as np
+    import pandas as pd
+    from IPython.display import display
+
+    from moelaws import charts
+
+    charts.enable()
+
+
+    def show(x=1):
+        frame = pd.DataFrame({"a": np.arange(400), "b": np.arange(400) * x})
+        display(alt.Chart(frame).mark_circle().encode(x="a:Q", y="b:Q"))
+
+
+    widgets.interactive(show, x=widgets.IntSlider(value=1, min=0, max=5))
+    """
+)
+
+
+def test_widget_cells_do_not_wait_out_the_timeout() -> None:
+    """Unpatched, most of these cells take the whole timeout (jupyter/nbclient#312)."""
+    from nbclient import NotebookClient
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    ext.patch_shell_polling()
+    ext.patch_shell_polling()
+    kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook = new_notebook(cells=[new_code_cell(_WIDGET_CELL) for _ in range(6)],
+                            metadata={"kernelspec": kernelspec})
+    started: dict[int, float] = {}
+    took: dict[int, float] = {}
+
+    def on_start(cell: object, cell_index: int, **_: object) -> None:
+        started[cell_index] = time.monotonic()
+
+    def on_done(cell: object, cell_index: int, **_: object) -> None:
+        took[cell_index] = time.monotonic() - started[cell_index]
+
+    timeout = 30
+    NotebookClient(
+        notebook, timeout=timeout, resources={"metadata": {"path": str(ROOT)}},
+        on_cell_execute=on_start, on_cell_executed=on_done,
+    ).execute()
+    assert len(took) == 6
+    assert max(took.values()) < timeout * 2 / 3, f"cell times (s): {took}"
+    for cell in notebook.cells:
+        assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {})
+                   for o in cell.outputs)
+
+
+@pytest.mark.parametrize("timeout", [0.0, 0.3])
+def test_patched_get_msg_still_times_out(timeout: float) -> None:
+    import asyncio
+    from queue import Empty
+
+    from jupyter_client.channels import AsyncZMQSocketChannel
+
+    ext.patch_shell_polling()
+
+    class Socket:
+        async def poll(self, timeout_ms: int | None) -> int:
+            await asyncio.sleep((timeout_ms or 0) / 1000)
+            return 0
+
+    channel = SimpleNamespace(socket=Socket())
+    start = time.monotonic()
+    with pytest.raises(Empty):
+        asyncio.run(AsyncZMQSocketChannel.get_msg(channel, timeout=timeout))
+    assert time.monotonic() - start == pytest.approx(timeout, abs=0.2)

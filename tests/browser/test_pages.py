@@ -1,0 +1,374 @@
+"""Every page of the built book, loaded in headless Chromium with no network.
+
+Each page is loaded once (a module-scoped fixture per page) and then checked: it loads with
+no console error and no failed request, loads nothing from another origin, every Altair chart
+draws its marks, every formula is typeset by MathJax, every embedded widget is drawn, and
+every static slider (a Vega-Lite binding) changes the chart it drives. A full-page screenshot
+of every page is written to ``_build/screenshots/``. Pages are discovered from the built book,
+so a new chapter is tested as soon as it is in the table of contents.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.parse
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+from book_browser import BOOK, BRANCH, REPOSITORY, SCREENSHOTS, Visit, built_pages, open_tab
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+PAGES = built_pages()
+TIMEOUT_MS = 30_000
+CDN_HOSTS = re.compile(
+    r"unpkg\.com|jsdelivr\.net|cdnjs\.|cdn\.plot\.ly|googleapis\.com|gstatic\.com|"
+    r"thebe|binder\.js|requirejs\.org|mathjax\.org",
+    re.IGNORECASE,
+)
+
+
+class _Resources(HTMLParser):
+    """Every URL a page would load by itself (not the links a reader may follow)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag in ("script", "img", "iframe", "source", "audio", "video", "embed") and a.get(
+            "src"
+        ):
+            self.urls.append(a["src"])
+        if tag == "link" and a.get("href") and a.get("rel", "") != "canonical":
+            self.urls.append(a["href"])
+        if tag == "object" and a.get("data"):
+            self.urls.append(a["data"])
+
+
+def _external(url: str) -> bool:
+    return bool(re.match(r"^([a-z][a-z0-9+.-]*:)?//", url, re.IGNORECASE)) and not url.startswith(
+        ("http://127.0.0.1", "http://localhost")
+    )
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_refers_to_no_other_origin(path: str) -> None:
+    html = (BOOK / path).read_text()
+    parser = _Resources()
+    parser.feed(html)
+    external = [u for u in parser.urls if _external(u)]
+    assert not external, f"{path} would load {external}"
+    scripts = re.findall(r"<script\b[^>]*>(.*?)</script>", html, re.DOTALL | re.IGNORECASE)
+    cdn = sorted({m.group(0) for s in scripts for m in CDN_HOSTS.finditer(s)})
+    assert not cdn, f"{path}: an inline script names {cdn}"
+
+
+# JavaScript run in the page.
+_WAIT_FOR_MATHJAX = """async () => {
+  if (!document.querySelector('script[src*="mathjax"]')) { return "no MathJax on this page"; }
+  const t0 = Date.now();
+  while (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) {
+    if (Date.now() - t0 > 20000) { return "MathJax did not start"; }
+    await new Promise(r => setTimeout(r, 100));
+  }
+  await MathJax.startup.promise;
+  return "typeset";
+}"""
+
+_CHARTS_SETTLED = """() => [...document.querySelectorAll('.moelaws-vega')].every(
+  el => el.querySelector('svg, canvas, .moelaws-vega-error'))"""
+
+_CHARTS = """() => [...document.querySelectorAll('.moelaws-vega')].map(el => {
+  const svg = el.querySelector('svg');
+  const canvas = el.querySelector('canvas');
+  const marks = svg ? [...svg.querySelectorAll('.role-mark > *')].filter(
+    m => (m.getAttribute('d') || '').length > 2 || m.textContent.trim() ||
+         ['circle', 'rect', 'line', 'image'].includes(m.tagName)).length : 0;
+  const box = (svg || canvas || el).getBoundingClientRect();
+  const err = el.querySelector('.moelaws-vega-error');
+  const nan = svg ? (svg.innerHTML.match(/[^"'>]{0,40}NaN[^"'<]{0,40}/) || [null])[0] : null;
+  return {id: el.id, svg: !!svg, canvas: !!canvas, marks: marks, nan: nan,
+          width: box.width, height: box.height, error: err ? err.textContent : null,
+          sliders: el.querySelectorAll('input[type=range]').length};
+})"""
+
+_MATH = """() => {
+  const math = [...document.querySelectorAll('.math')];
+  return {
+    math: math.length,
+    typeset: math.filter(m => m.querySelector('mjx-container')).length,
+    untypeset: math.filter(m => !m.querySelector('mjx-container'))
+                   .slice(0, 5).map(m => m.textContent.slice(0, 80)),
+    errors: [...document.querySelectorAll('mjx-merror')].slice(0, 5)
+                .map(e => e.getAttribute('data-mjx-error') || e.textContent),
+  };
+}"""
+
+_WIDGETS = """() => ({
+  views: document.querySelectorAll(
+    'script[type="application/vnd.jupyter.widget-view+json"]').length,
+  drawn: document.querySelectorAll('.widget-subarea > .jupyter-widgets').length,
+})"""
+
+_WIDGETS_SETTLED = f"() => {{ const w = ({_WIDGETS})(); return w.drawn >= w.views; }}"
+
+
+def _slug(path: str) -> str:
+    return path[: -len(".html")] if path.endswith(".html") else path
+
+
+@pytest.fixture(scope="module", params=PAGES)
+def loaded(request: pytest.FixtureRequest, browser: Any, base_url: str) -> Iterator[Visit]:
+    """One page, loaded once, its charts and formulas drawn, and screenshotted."""
+    path: str = request.param
+    visit = open_tab(browser, base_url)
+    page = visit.page
+    page.goto(visit.url(path), wait_until="load")
+    page.wait_for_load_state("networkidle")
+    visit.mathjax = page.evaluate(_WAIT_FOR_MATHJAX)  # type: ignore[attr-defined]
+    try:
+        page.wait_for_function(_CHARTS_SETTLED, timeout=TIMEOUT_MS)
+    except PlaywrightTimeout:
+        pytest.fail(f"{path}: charts still not drawn after {TIMEOUT_MS} ms: {visit.problems()}")
+    # Checked by test_widgets_render; waited for here so that the screenshot shows them.
+    try:
+        page.wait_for_function(_WIDGETS_SETTLED, timeout=TIMEOUT_MS)
+    except PlaywrightTimeout:
+        pass
+    page.wait_for_load_state("networkidle")
+    visit.path = path  # type: ignore[attr-defined]
+    shot = SCREENSHOTS / f"{_slug(path)}.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shot), full_page=True)
+    yield visit
+    page.context.close()
+
+
+def test_charts_render(loaded: Visit) -> None:
+    charts = loaded.page.evaluate(_CHARTS)
+    # Every chart written in the page is in the DOM (charts drawn by an embedded widget's
+    # output come on top of those).
+    written = (BOOK / loaded.path).read_text().count('class="moelaws-vega"')  # type: ignore[attr-defined]
+    assert len(charts) >= written
+    for c in charts:
+        assert c["error"] is None, f"chart {c['id']} failed to render: {c['error']}"
+        assert c["svg"] or c["canvas"], f"chart {c['id']} drew nothing"
+        assert c["width"] > 50 and c["height"] > 50, f"chart {c['id']} is empty: {c}"
+        if c["svg"]:
+            assert c["marks"] > 0, f"chart {c['id']} has axes but no marks"
+            assert c["nan"] is None, f"chart {c['id']} draws at NaN: {c['nan']}"
+
+
+def test_math_renders(loaded: Visit) -> None:
+    math = loaded.page.evaluate(_MATH)
+    if math["math"]:
+        assert loaded.mathjax == "typeset", loaded.mathjax  # type: ignore[attr-defined]
+    assert math["typeset"] == math["math"], f"formulas left as TeX: {math['untypeset']}"
+    assert not math["errors"], f"MathJax errors: {math['errors']}"
+
+
+def test_widgets_render(loaded: Visit) -> None:
+    widgets = loaded.page.evaluate(_WIDGETS)
+    assert widgets["drawn"] == widgets["views"], widgets
+
+
+def test_sliders_change_their_chart(loaded: Visit) -> None:
+    page = loaded.page
+    charts = page.locator(".moelaws-vega").filter(has=page.locator("input[type=range]"))
+    for i in range(charts.count()):
+        chart = charts.nth(i)
+        name = chart.get_attribute("id")
+        sliders = chart.locator("input[type=range]")
+        for j in range(sliders.count()):
+            slider = sliders.nth(j)
+            slider.scroll_into_view_if_needed()
+            lo, hi, now = (float(slider.get_attribute(a) or x) for a, x in
+                           (("min", "0"), ("max", "100"), ("value", "nan")))
+            now = float(slider.input_value())
+            before = chart.locator("svg").first.inner_html()
+            changed = False
+            for value in (hi, lo, (lo + hi) / 2):
+                if value == now:
+                    continue
+                slider.fill(f"{value:g}")
+                try:
+                    page.wait_for_function(
+                        "([el, before]) => el.innerHTML !== before",
+                        arg=[chart.locator("svg").first.element_handle(), before],
+                        timeout=5_000,
+                    )
+                except PlaywrightTimeout:
+                    continue
+                changed = True
+                break
+            assert changed, f"slider {j} of chart {name} on {loaded.path} changes nothing"  # type: ignore[attr-defined]
+
+
+def test_no_errors_and_no_failed_requests(loaded: Visit) -> None:
+    """Last for each page, so that it also covers what the slider moves did."""
+    loaded.page.wait_for_load_state("networkidle")
+    assert not loaded.problems(), "\n".join(loaded.problems())
+
+
+def test_every_page_was_tested() -> None:
+    """At least the introduction and one chapter were found, and their screenshots saved."""
+    assert any(p.startswith("notebooks/") for p in PAGES), PAGES
+    assert "genindex.html" in PAGES and "search.html" in PAGES
+    for path in PAGES:
+        assert (SCREENSHOTS / f"{_slug(path)}.png").stat().st_size > 1000, path
+
+
+def test_index_redirects_to_the_first_page(tab: Visit) -> None:
+    tab.page.goto(tab.url("index.html"))
+    tab.page.wait_for_function("() => !location.pathname.endsWith('/index.html')")
+    tab.page.wait_for_selector("article.bd-article h1")
+    tab.page.wait_for_load_state("load")
+    assert not tab.problems(), tab.problems()
+
+
+def _here(tab: Visit) -> str:
+    return tab.page.url[len(tab.base_url) :].split("#")[0]
+
+
+def _title(tab: Visit) -> str:
+    heading = tab.page.locator("article.bd-article h1").first.inner_text()
+    return heading.strip().rstrip("#¶ ").strip()
+
+
+def _toc(tab: Visit) -> list[tuple[str, str]]:
+    """The table of contents as (page path, title) in reading order, from the sidebar."""
+    tab.page.goto(tab.url("index.html"))
+    tab.page.wait_for_function("() => !location.pathname.endsWith('/index.html')")
+    tab.page.wait_for_selector("nav.bd-docs-nav")
+    first = (_here(tab), _title(tab))
+    links = tab.page.eval_on_selector_all(
+        "nav.bd-docs-nav a.reference.internal",
+        "els => els.map(a => [a.href, a.textContent.trim()])",
+    )
+    rest = [(h[len(tab.base_url) :].split("#")[0], t) for h, t in links if "#" not in h]
+    return [first, *rest]
+
+
+def _follow(tab: Visit, selector: str) -> None:
+    with tab.page.expect_navigation(wait_until="domcontentloaded"):
+        tab.page.locator(selector).first.click()
+
+
+def test_next_and_previous_links_walk_the_table_of_contents(tab: Visit) -> None:
+    toc = [path for path, _ in _toc(tab)]
+    assert len(toc) >= 3 and len(set(toc)) == len(toc), toc
+    walked = [_here(tab)]
+    while tab.page.locator("a.right-next").count():
+        _follow(tab, "a.right-next")
+        walked.append(_here(tab))
+        assert len(walked) <= len(toc), walked
+    assert walked == toc
+    back = [_here(tab)]
+    while tab.page.locator("a.left-prev").count():
+        _follow(tab, "a.left-prev")
+        back.append(_here(tab))
+        assert len(back) <= len(toc), back
+    assert back == toc[::-1]
+    tab.page.wait_for_load_state("load")
+    assert not tab.problems(navigating=True), tab.problems(navigating=True)
+
+
+def test_sidebar_links_open_their_pages(tab: Visit) -> None:
+    toc = _toc(tab)
+    start = toc[0][0]
+    for path, title in toc[1:]:
+        tab.page.goto(tab.url(start), wait_until="domcontentloaded")
+        _follow(tab, f'nav.bd-docs-nav a.reference.internal[href$="{path.split("/")[-1]}"]')
+        assert _here(tab) == path
+        assert _title(tab) == title
+    tab.page.wait_for_load_state("load")
+    assert not tab.problems(navigating=True), tab.problems(navigating=True)
+
+
+def _search_results(tab: Visit) -> list[str]:
+    summary = "#search-results p.search-summary"
+    tab.page.wait_for_selector(summary, timeout=TIMEOUT_MS)
+    tab.page.wait_for_function(
+        f"() => !document.querySelector('{summary}').textContent.includes('Preparing')"
+    )
+    hrefs = tab.page.eval_on_selector_all(
+        "#search-results ul.search li a", "els => els.map(a => a.href)"
+    )
+    return [h[len(tab.base_url) :].split("#")[0].split("?")[0] for h in hrefs]
+
+
+def test_search_finds_every_page_by_its_title(tab: Visit) -> None:
+    for path, title in _toc(tab):
+        tab.page.goto(tab.url("search.html?q=") + urllib.parse.quote_plus(title))
+        found = _search_results(tab)
+        assert path in found, f"searching {title!r} finds {found}, not {path}"
+    assert not tab.problems(navigating=True), tab.problems(navigating=True)
+
+
+def test_search_box_submits_a_query(tab: Visit) -> None:
+    path, title = next((p, t) for p, t in _toc(tab) if p.startswith("notebooks/"))
+    page = tab.page
+    page.goto(tab.url(path))
+    page.keyboard.press("Control+k")
+    box = page.locator("#pst-search-dialog input[name=q]")
+    box.wait_for(state="visible")
+    box.fill(title)
+    box.press("Enter")
+    page.wait_for_url(re.compile(r"search\.html\?q="))
+    assert path in _search_results(tab)
+    assert not tab.problems(navigating=True), tab.problems(navigating=True)
+
+
+def _chapters() -> list[str]:
+    """Pages made from notebooks (they have code cells)."""
+    return [p for p in PAGES if 'class="cell docutils container"' in (BOOK / p).read_text()]
+
+
+@pytest.mark.parametrize("path", _chapters())
+def test_chapter_offers_launch_buttons_and_the_notebook(path: str, tab: Visit) -> None:
+    page = tab.page
+    page.goto(tab.url(path))
+    links = page.eval_on_selector_all("a", "els => els.map(a => a.getAttribute('href') || '')")
+    source = _slug(path)
+    binder = [h for h in links if h.startswith("https://mybinder.org/v2/gh/")]
+    colab = [h for h in links if h.startswith("https://colab.research.google.com/github/")]
+    assert binder and binder[0].endswith(f"urlpath=tree/{source}.md"), binder
+    # Colab opens only .ipynb files: the executed notebook as published on the Pages branch.
+    assert colab and colab[0].endswith(f"/blob/gh-pages/_sources/{source}.ipynb"), colab
+    ipynb = [h for h in links if h.endswith(f"_sources/{source}.ipynb")]
+    assert ipynb, f"{path} has no .ipynb download"
+    response = page.request.get(tab.url(f"_sources/{source}.ipynb"))
+    assert response.ok
+    notebook = json.loads(response.text())
+    assert notebook["nbformat"] == 4
+    assert any(c.get("outputs") for c in notebook["cells"] if c["cell_type"] == "code")
+    first = notebook["cells"][0]
+    assert "moelaws-setup" in first["metadata"].get("tags", []), "no setup cell for Colab"
+    assert f"git+{REPOSITORY}@{BRANCH}" in "".join(first["source"])
+    assert not tab.problems(), tab.problems()
+
+
+@pytest.mark.parametrize("path", [p for p in PAGES if p.startswith("notebooks/")])
+def test_chapter_opens_with_its_goals_and_ends_with_what_reproduced(path: str, tab: Visit) -> None:
+    """Every chapter states what you will learn and its run time; one that checks a paper's
+    claims closes with the summary generated by moelaws.claims.report.summary_markdown."""
+    page = tab.page
+    page.goto(tab.url(path))
+    text = page.locator("article.bd-article").first.inner_text()
+    head = text[:3000].lower()
+    assert "you will learn" in head, f"{path} does not open with what you will learn"
+    assert "run time" in head, f"{path} does not state its run time"
+    papers = re.findall(r"claims\.check\(\s*[\"'](\w+)[\"']", text)
+    if not papers:
+        return
+    closing = re.split(r"what reproduced", text, flags=re.IGNORECASE)
+    assert len(closing) >= 2, f"{path} has no 'What reproduced, what did not, and why' section"
+    assert re.search(r"\d+ claims? checked: \d+ reproduced", closing[-1]), (
+        f"{path}: its closing section should display the generated summary: "
+        f'Markdown(report.summary_markdown("{papers[-1]}")), with '
+        "`from IPython.display import Markdown` and `from moelaws.claims import report`"
+    )
