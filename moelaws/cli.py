@@ -1,8 +1,24 @@
-"""Command line: ``python -m moelaws reproduce [--paper ID] [--json]``.
+"""Command line of the book's package.
 
-Exit status: 0 when every evaluated claim has its expected status, 1 when some claim does not
-(a claim expected to reproduce that does not, an explained discrepancy that now reproduces, or
-a computation error), 2 on bad arguments. Errors are one line on stderr, never a traceback.
+Commands::
+
+    python -m moelaws reproduce [--paper ID] [--json]
+    python -m moelaws design --compute C [--total-params N] [--active-params Na] [--json]
+    python -m moelaws counts PRESET|CONFIG.json [--json]
+
+``reproduce`` evaluates the registered claims; ``design`` prints each paper's recommendation
+for a training-compute budget (FLOPs) and optional memory (total non-embedding parameters) and
+inference (active non-embedding parameters) budgets, listing papers whose inputs are missing
+as not applicable, with the reason; ``counts`` prints a configuration's parameter and FLOP
+counts under every paper's convention, and every paper's ratios. Numbers such as ``1e23`` and
+``3.5e11`` are accepted. ``--json`` prints JSON instead of a table (NaN as ``null``).
+
+Exit status: 0 on success; for ``reproduce``, 1 when some claim does not have its expected
+status (a claim expected to reproduce that does not, an explained discrepancy that now
+reproduces, or a computation error); 2 on bad input (unknown command or option, a
+non-positive or non-numeric budget, active above total parameters, an unknown preset, a
+missing file, malformed JSON, a configuration with unknown or invalid fields). Errors are one
+line on stderr, ``moelaws: error: ...``, never a traceback.
 """
 
 from __future__ import annotations
@@ -10,13 +26,24 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-from moelaws import claims
+from moelaws import arch, claims
+from moelaws.compare import counting, report
+
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse reads "-1e22" as an option (its matcher knows no exponents), which would
+        # hide the real problem, a negative budget, behind "expected one argument".
+        self._negative_number_matcher = _NEGATIVE_NUMBER
+
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"moelaws: error: {message}\n")
 
@@ -27,6 +54,16 @@ def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
+def _positive_number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive finite number")
+    return value
+
+
 def _reproduce(args: argparse.Namespace) -> int:
     papers = args.paper or None
     results = claims.results(papers)
@@ -35,6 +72,30 @@ def _reproduce(args: argparse.Namespace) -> int:
     else:
         _print_table(results)
     return 0 if all(r.ok for r in results) else 1
+
+
+def _design(args: argparse.Namespace) -> int:
+    # Imported here: the design laws pull in scipy and statsmodels, which the other commands
+    # do not need.
+    from moelaws.compare import recommend
+
+    budget = {"compute": args.compute, "total_params": args.total_params,
+              "active_params": args.active_params}
+    recs = recommend.recommend(**budget)
+    if args.json:
+        print(json.dumps({"budget": budget, "papers": [r.as_dict() for r in recs]}, indent=2))
+    else:
+        print(report.design_text(budget, recs), end="")
+    return 0
+
+
+def _counts(args: argparse.Namespace) -> int:
+    data = counting.counts_report(counting.load_config(args.config))
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        print(report.counts_text(data), end="")
+    return 0
 
 
 def _print_table(results: list[claims.ClaimResult]) -> None:
@@ -78,6 +139,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     rep.set_defaults(func=_reproduce)
+
+    des = sub.add_parser("design", help="each paper's recommended configuration for a budget")
+    des.add_argument("--compute", type=_positive_number, required=True, metavar="C",
+                     help="training compute budget in FLOPs, e.g. 1e23")
+    des.add_argument("--total-params", type=_positive_number, metavar="N",
+                     help="memory budget: total non-embedding parameters, e.g. 3.5e11")
+    des.add_argument("--active-params", type=_positive_number, metavar="Na",
+                     help="inference budget: active non-embedding parameters per token")
+    des.add_argument("--json", action="store_true",
+                     help="print JSON: {budget, papers: [{paper, applicable, reason, values, "
+                          "config, checks, ratios, open_fields, convention, flags}]}")
+    des.set_defaults(func=_design)
+
+    cnt = sub.add_parser("counts", help="a configuration's counts under every paper's convention")
+    cnt.add_argument("config", metavar="PRESET|CONFIG.json",
+                     help=f"a preset ({', '.join(arch.PRESETS)}) or a JSON file of MoEConfig "
+                          "fields")
+    cnt.add_argument("--json", action="store_true",
+                     help="print JSON: {config, counts: {convention: {...}}, ratios}")
+    cnt.set_defaults(func=_counts)
     return parser
 
 

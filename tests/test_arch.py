@@ -170,6 +170,10 @@ def test_from_dict_round_trip_and_errors() -> None:
         MoEConfig.from_dict({"n_layers": 1})
     with pytest.raises(ValueError):
         MoEConfig.from_dict([1, 2])
+    mla = cfg.to_dict()
+    mla["mla"] = {**mla["mla"], "wings": 2}
+    with pytest.raises(ValueError, match="wings"):
+        MoEConfig.from_dict(mla)
 
 
 def test_every_preset_counts_under_every_convention() -> None:

@@ -53,3 +53,100 @@ def test_exit_status_is_one_when_a_claim_fails(monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setattr(claims, "results", lambda papers=None: [claims.evaluate(bad)])
     assert main(["reproduce"]) == 1
     assert "!!" in capsys.readouterr().out
+
+
+# --- design and counts -----------------------------------------------------------------------
+
+
+def test_design_table_lists_every_paper_and_what_is_missing() -> None:
+    proc = run("design", "--compute", "1e22")
+    assert proc.returncode == 0, proc.stderr
+    for paper in ("leverage", "holistic", "comprehensive", "constrained", "allocation"):
+        assert f"== {paper}:" in proc.stdout
+    assert "not applicable: needs --total-params and --active-params" in proc.stdout
+    assert "288 experts + 1 shared" in proc.stdout  # the holistic design
+    assert "arch check" in proc.stdout
+
+
+def test_design_json_with_all_budgets() -> None:
+    proc = run("design", "--compute", "1e23", "--total-params", "3.5e11",
+               "--active-params", "2e10", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["budget"] == {"compute": 1e23, "total_params": 3.5e11, "active_params": 2e10}
+    papers = {p["paper"]: p for p in data["papers"]}
+    assert all(p["applicable"] for p in papers.values())
+    con = papers["constrained"]
+    assert con["config"]["d_model"] == con["values"]["d"]
+    assert con["checks"]["total (constrained)"] <= 3.5e11
+    assert con["checks"]["active (constrained)"] <= 2e10
+    assert papers["holistic"]["config"]["n_experts"] == 288
+    assert papers["comprehensive"]["values"]["given N_a/N verdict"] in {"below", "inside",
+                                                                        "above"}
+    assert any("above the fitted range" in f for f in papers["allocation"]["flags"])
+
+
+def test_counts_table_for_a_preset() -> None:
+    proc = run("counts", "mixtral-8x7b")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Mixtral-8x7B")
+    for conv in ("exact", "holistic", "leverage", "comprehensive", "constrained", "allocation"):
+        assert f"\n{conv} " in proc.stdout
+    assert "s = n_exp/n_topk (constrained)" in proc.stdout
+
+
+def test_counts_json_from_a_config_file(tmp_path) -> None:
+    from moelaws import arch
+
+    cfg = arch.preset("OLMoE-1B-7B").replace(name="my-olmoe", n_experts=32)
+    path = tmp_path / "cfg.json"
+    path.write_text(json.dumps(cfg.to_dict()))
+    proc = run("counts", str(path), "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["config"]["name"] == "my-olmoe"
+    assert data["counts"]["exact"]["total"] == arch.counts(cfg, "exact").total
+    assert data["counts"]["constrained"]["compute_per_token"] is None
+    assert data["ratios"]["S = 1-E_act/E (allocation)"] == pytest.approx(1 - 8 / 32)
+
+
+BAD_JSON = {
+    "malformed.json": "{not json",
+    "unknown.json": '{"n_layers": 2, "d_model": 64, "n_heads": 4, "colour": "red"}',
+    "invalid.json": '{"n_layers": 0, "d_model": 64, "n_heads": 4}',
+    "badmla.json": '{"n_layers": 2, "d_model": 64, "n_heads": 4, "mla": {"rank": 3}}',
+}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["design", "--compute", "-1e22"], "positive"),
+        (["design", "--compute", "0"], "positive"),
+        (["design", "--compute", "lots"], "not a number"),
+        (["design", "--compute", "inf"], "positive"),
+        (["design", "--total-params", "1e9"], "required: --compute"),
+        (["design", "--compute", "1e22", "--total-params", "1e9", "--active-params", "2e9"],
+         "exceeds"),
+        (["design", "--compute", "1e22", "--active-params", "-5"], "positive"),
+        (["counts", "Mixtral-9x9B"], "choose from DeepSeek-V3"),
+        (["counts", "missing.json"], "no such configuration file"),
+        (["counts", "malformed.json"], "not valid JSON"),
+        (["counts", "unknown.json"], "unknown configuration fields: colour"),
+        (["counts", "invalid.json"], "n_layers must be a positive integer"),
+        (["counts", "badmla.json"], "invalid configuration"),
+        (["counts"], "required"),
+    ],
+)
+def test_design_and_counts_bad_input(tmp_path, args: list[str], message: str) -> None:
+    for name, text in BAD_JSON.items():
+        (tmp_path / name).write_text(text)
+    args = [str(tmp_path / a) if a.endswith(".json") else a for a in args]
+    proc = run(*args)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("moelaws: error: ")
+    assert message in lines[0]
+    assert proc.stdout == ""

@@ -203,9 +203,9 @@ class MoEConfig:
         if unknown:
             raise ValueError(f"unknown configuration fields: {', '.join(unknown)}")
         values = dict(data)
-        if isinstance(values.get("mla"), dict):
-            values["mla"] = MLA(**values["mla"])
         try:
+            if isinstance(values.get("mla"), dict):
+                values["mla"] = MLA(**values["mla"])
             return cls(**values)
         except TypeError as exc:
             raise ValueError(str(exc)) from exc

@@ -1,0 +1,91 @@
+"""The design calculator's precomputed grid, for the static (kernel-free) version.
+
+The browser cannot run the papers' procedures, so each paper's recommendation is computed here
+on a grid of budgets and the chart filters it by slider position. The grid keys are
+``round(100·log10(budget))`` so that a slider value matches a row exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from moelaws.compare.recommend import (
+    recommend_allocation,
+    recommend_comprehensive,
+    recommend_constrained,
+    recommend_holistic,
+    recommend_leverage,
+)
+from moelaws.compare.report import fmt
+
+LOG_C = tuple(np.round(np.arange(19.0, 25.01, 0.5), 2))
+"""Slider positions of log10 C (training FLOPs)."""
+LOG_N = tuple(np.round(np.arange(9.0, 12.51, 0.5), 2))
+"""Slider positions of log10 N (total parameters)."""
+ACTIVE_PCT = (2.0, 3.0, 5.0, 8.0, 12.0, 20.0, 30.0)
+"""Slider positions of N_a/N in per cent."""
+
+
+def _key(x: float) -> int:
+    return round(100 * float(x))
+
+
+def _line(rec, keys: tuple[str, ...]) -> str:
+    if not rec.applicable:
+        return "not applicable: " + rec.reason
+    parts = [f"{k} {fmt(rec.values[k])}" for k in keys if k in rec.values]
+    if rec.config is not None:
+        cfg = rec.config
+        parts.append(f"config {cfg.n_layers}L x d{cfg.d_model}, {cfg.n_experts}E top-{cfg.top_k}"
+                     f", d_e {cfg.d_expert}")
+    return "; ".join(parts) + (" [extrapolated]" if rec.flags else "")
+
+
+def calculator_grid(progress: bool = True) -> pd.DataFrame:
+    """Every paper's recommendation on the slider grid, one text line per row.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``kC``, ``kN``, ``kR`` (slider keys; NaN where the paper ignores that slider),
+        ``paper``, ``text``, and ``Na``, ``D`` (the recommended active parameters and tokens
+        where the paper gives them, else NaN).
+    """
+    rows = []
+    nan = np.nan
+    for lc in tqdm(LOG_C, desc="compute budgets", disable=not progress):
+        c = 10.0**lc
+        lv = recommend_leverage(c)
+        rows.append({"kC": _key(lc), "kN": nan, "kR": nan, "paper": "leverage",
+                     "text": _line(lv, ("M_opt (FLOPs/token)", "D_opt (tokens)", "G* = 2d/d_e",
+                                        "EL at (A, G*)")),
+                     "Na": lv.values["M_opt (FLOPs/token)"] / 6, "D": lv.values["D_opt (tokens)"]})
+        ho = recommend_holistic(c)
+        rows.append({"kC": _key(lc), "kN": nan, "kR": nan, "paper": "holistic",
+                     "text": _line(ho, ("N_a realised", "N realised", "D = C/M (tokens)")),
+                     "Na": ho.values.get("N_a realised", nan),
+                     "D": ho.values.get("D = C/M (tokens)", nan)})
+        al = recommend_allocation(c)
+        rows.append({"kC": _key(lc), "kN": nan, "kR": nan, "paper": "allocation",
+                     "text": _line(al, ("S (sparsity)", "r* = C_E/C_A",
+                                        "expert share r*/(1+r*)")), "Na": nan, "D": nan})
+        for ln in LOG_N:
+            co = recommend_comprehensive(c, 10.0**ln, None)
+            rows.append({"kC": _key(lc), "kN": _key(ln), "kR": nan, "paper": "comprehensive",
+                         "text": _line(co, ("N_a/N band low (ΔLoss 0.005)",
+                                            "N_a/N theoretical (Eq. 14)", "N_a* at C (App. G)",
+                                            "D* = C/N_a*")),
+                         "Na": co.values["N_a* at C (App. G)"], "D": co.values["D* = C/N_a*"]})
+    for ln in LOG_N:
+        for pct in ACTIVE_PCT:
+            n = 10.0**ln
+            cs = recommend_constrained(n, n * pct / 100)
+            rows.append({"kC": nan, "kN": _key(ln), "kR": _key(pct), "paper": "constrained",
+                         "text": _line(cs, ("l", "d", "n_exp", "n_topk")),
+                         "Na": cs.values.get("N_active (Eq. 2)", nan), "D": nan})
+    return pd.DataFrame(rows)
+
+
+__all__ = ["ACTIVE_PCT", "LOG_C", "LOG_N", "calculator_grid"]

@@ -1,0 +1,91 @@
+"""A configuration's counts under every paper's convention, for the ``counts`` command.
+
+:func:`load_config` reads a preset name or a JSON file of :class:`~moelaws.arch.MoEConfig`
+fields; :func:`counts_report` gathers :func:`moelaws.arch.counts` under each convention and
+:func:`moelaws.arch.all_ratios`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from moelaws import arch
+from moelaws.arch import MoEConfig
+
+CONVENTION_NOTES: dict[str, str] = {
+    "exact": "every weight; FLOPs = 2 x matmul weights + attention over the context + logits",
+    "holistic": "App. A Eq. 10-12: M = 6N_a + 6·S·N_q·d_qkv·L (S = context length)",
+    "leverage": "App. I Eq. 10-12: forward FLOPs (no output projection), M = 3 x forward",
+    "comprehensive": "Eq. 2-3: (4·d_head·n_h + 3·G·d_e)·d·l; compute per token = N_a",
+    "constrained": "Eq. 1-2: l·d²·(4 + 3n/g); no compute defined",
+    "allocation": "App. C: attention and expert forward FLOPs (router included)",
+}
+"""One line per convention: what it counts (details in :mod:`moelaws.arch.counting`)."""
+
+
+def load_config(spec: str) -> MoEConfig:
+    """A preset by name, or a configuration from a JSON file of ``MoEConfig`` fields.
+
+    ``spec`` is read as a file when it ends in ``.json`` or names an existing file; otherwise
+    as a preset name (case-insensitive).
+
+    Raises
+    ------
+    ValueError
+        For an unknown preset (the message lists the valid names), a missing or unreadable
+        file, malformed JSON, or JSON whose fields are unknown or invalid.
+    """
+    path = Path(spec)
+    if spec.lower().endswith(".json") or path.is_file():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ValueError(f"no such configuration file: {spec}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"cannot read {spec}: {exc}") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{spec} is not valid JSON: {exc}") from None
+        try:
+            return MoEConfig.from_dict(data)
+        except ValueError as exc:
+            raise ValueError(f"invalid configuration in {spec}: {exc}") from None
+    return arch.preset(spec)
+
+
+def _clean(value: float) -> float | None:
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def counts_report(cfg: MoEConfig) -> dict[str, Any]:
+    """Counts of ``cfg`` under every convention, and every paper's ratios.
+
+    Returns
+    -------
+    dict
+        ``config`` (the fields), ``counts`` (``{convention: {total, active, embedding,
+        attention_flops, ffn_flops, logits_flops, forward_flops, compute_per_token, note}}``,
+        non-embedding parameters, forward FLOPs per token, NaN as ``None``) and ``ratios``
+        (:func:`moelaws.arch.all_ratios`, NaN as ``None``).
+    """
+    table = {}
+    for conv in arch.CONVENTIONS:
+        c = arch.counts(cfg, conv)
+        table[conv] = {
+            "total": _clean(c.total), "active": _clean(c.active),
+            "embedding": _clean(c.embedding),
+            "attention_flops": _clean(c.attention_flops), "ffn_flops": _clean(c.ffn_flops),
+            "logits_flops": _clean(c.logits_flops), "forward_flops": _clean(c.forward_flops),
+            "compute_per_token": _clean(c.compute_per_token),
+            "note": CONVENTION_NOTES[conv],
+        }
+    ratios = {k: _clean(v) for k, v in arch.all_ratios(cfg).items()}
+    return {"config": cfg.to_dict(), "counts": table, "ratios": ratios}
+
+
+__all__ = ["CONVENTION_NOTES", "counts_report", "load_config"]

@@ -1,0 +1,83 @@
+"""Plain-text reports for the ``design`` and ``counts`` commands."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from moelaws.compare.recommend import Recommendation
+
+
+def fmt(value: Any) -> str:
+    """A number in 4 significant digits (``-`` for missing), anything else as text."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 1e4 else str(value)
+    if isinstance(value, float):
+        return "-" if not math.isfinite(value) else f"{value:.4g}"
+    return str(value)
+
+
+def _config_line(rec: Recommendation) -> str:
+    cfg = rec.config
+    assert cfg is not None
+    dense = f", {cfg.n_dense_layers} dense (d_ff {cfg.d_ff})" if cfg.n_dense_layers else ""
+    shared = f" + {cfg.n_shared} shared" if cfg.n_shared else ""
+    return (f"{cfg.n_layers} layers{dense}, d_model {cfg.d_model}, {cfg.n_heads} heads x "
+            f"{cfg.attn_head_dim}, {cfg.n_experts} experts{shared} of width {cfg.d_expert}, "
+            f"top-{cfg.top_k}")
+
+
+def design_text(budget: dict[str, float | None], recs: list[Recommendation]) -> str:
+    """The ``design`` command's table: one block per paper."""
+    given = ", ".join(f"{k} = {v:.4g}" for k, v in budget.items() if v is not None)
+    lines = [f"Budget: {given}", ""]
+    for rec in recs:
+        if not rec.applicable:
+            lines += [f"== {rec.paper}: {rec.label}", f"   not applicable: {rec.reason}", ""]
+            continue
+        lines.append(f"== {rec.paper}: {rec.label}")
+        width = max(len(k) for k in rec.values)
+        lines += [f"   {k:<{width}}  {fmt(v)}" for k, v in rec.values.items()]
+        if rec.config is not None:
+            lines.append(f"   configuration: {_config_line(rec)}")
+            chk = rec.checks
+            own = rec.paper
+            lines.append(
+                f"   arch check (exact, non-embedding): total {fmt(chk['total'] / 1e9)}B, "
+                f"active {fmt(chk['active'] / 1e9)}B, training FLOPs/token "
+                f"{fmt(chk['training FLOPs/token'] / 1e9)}G")
+            lines.append(
+                f"   arch check ({own} convention): total {fmt(chk[f'total ({own})'] / 1e9)}B, "
+                f"active {fmt(chk[f'active ({own})'] / 1e9)}B")
+        lines.append(f"   open: {rec.open_fields}")
+        lines += [f"   ! {flag}" for flag in rec.flags]
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def counts_text(report: dict[str, Any]) -> str:
+    """The ``counts`` command's table: counts per convention, then the ratios."""
+    cfg = report["config"]
+    lines = [f"{cfg['name']}  ({cfg['source'] or 'no source given'})", "",
+             f"{'convention':<14}{'N (B)':>10}{'N_a (B)':>10}{'emb (B)':>10}"
+             f"{'fwd GFLOPs/tok':>16}{'C/D per token':>15}"]
+    for conv, c in report["counts"].items():
+        def b(x: float | None) -> str:
+            return fmt(None if x is None else x / 1e9)
+
+        lines.append(f"{conv:<14}{b(c['total']):>10}{b(c['active']):>10}{b(c['embedding']):>10}"
+                     f"{b(c['forward_flops']):>16}{fmt(c['compute_per_token']):>15}")
+    lines += ["", "C/D per token: what the paper multiplies by the tokens D to get its C",
+              "(training FLOPs per token; N_a for comprehensive; none for constrained).", "",
+              "ratios:"]
+    width = max(len(k) for k in report["ratios"])
+    lines += [f"  {k:<{width}}  {fmt(v)}" for k, v in report["ratios"].items()]
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["counts_text", "design_text", "fmt"]

@@ -1,0 +1,333 @@
+"""The cross-paper comparison: tokens, fitted ranges, verdicts, recommendations, counts."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from moelaws import allocation as al
+from moelaws import arch
+from moelaws import comprehensive as cl
+from moelaws import constrained as con
+from moelaws import holistic as h
+from moelaws import leverage as lev
+from moelaws.compare import counting, recommend, regimes, tokens, verdicts
+
+# --- tokens and fitted ranges ----------------------------------------------------------------
+
+
+def test_published_tokens_and_unpublished_ones() -> None:
+    assert tokens.training_tokens("deepseek-v3").tokens == 14.8e12
+    assert tokens.training_tokens("Kimi-K2").tokens == 15.5e12
+    assert tokens.training_tokens("Qwen3-30B-A3B").tokens == 36e12
+    assert tokens.training_tokens("MoE-mini").tokens == 1e12
+    for name in ("Mixtral-8x7B", "gpt-oss-120b", "gpt-oss-20b"):
+        assert tokens.training_tokens(name).tokens is None
+    assert set(tokens.PUBLISHED_TOKENS) == set(arch.PRESETS)
+
+
+def test_assumed_tokens_override_and_are_marked() -> None:
+    tok = tokens.training_tokens("Mixtral-8x7B", {"mixtral-8x7b": 8e12})
+    assert tok.tokens == 8e12 and tok.assumed
+    with pytest.raises(ValueError, match="positive"):
+        tokens.training_tokens("Mixtral-8x7B", {"Mixtral-8x7B": -1.0})
+    with pytest.raises(ValueError, match="unknown preset"):
+        tokens.training_tokens("GPT-5")
+
+
+def test_fitted_ranges_come_from_the_tables() -> None:
+    ranges = regimes.fitted_ranges()
+    assert ranges["leverage"]["C"].low == 2e18 and ranges["leverage"]["C"].high == 6e20
+    assert ranges["holistic"]["C"].high == 3e20
+    assert ranges["comprehensive"]["N"].high == pytest.approx(30.249e9)
+    assert ranges["allocation"]["S"].low == pytest.approx(14 / 17)
+
+
+def test_flags() -> None:
+    assert regimes.flags("holistic", C=1e20) == []
+    (line,) = regimes.flags("holistic", C=1e24)
+    assert "above the fitted range" in line
+    assert regimes.flags("holistic", C=math.nan) == []
+    assert regimes.flags("leverage", S=0.1) == []  # no range for S: ignored
+    with pytest.raises(ValueError, match="unknown paper"):
+        regimes.flags("chinchilla", C=1.0)
+
+
+# --- verdicts equal what the chapter modules compute directly --------------------------------
+
+
+def test_leverage_verdict_is_eq4_at_training_compute() -> None:
+    cfg = arch.preset("DeepSeek-V3")
+    row = verdicts.leverage_verdict(cfg, 14.8e12)
+    C = arch.counts(cfg, "leverage").compute_per_token * 14.8e12
+    A = (8 + 1) / (256 + 1)
+    G = 2 * 7168 / 2048
+    assert row["C (FLOPs)"] == pytest.approx(C)
+    assert row["EL"] == pytest.approx(float(lev.efficiency_leverage(A, G, C)))
+    assert row["EL (A = E_a/E)"] == pytest.approx(float(lev.efficiency_leverage(8 / 256, G, C)))
+    assert row["D_opt (Table 5)"] == pytest.approx(5.2232 * C**0.4905)
+    assert any("above the fitted range" in f for f in row["flags"])
+    assert "MLA" in row["caveat"]
+
+
+def test_verdicts_without_tokens_are_nan_not_invented() -> None:
+    cfg = arch.preset("Mixtral-8x7B")
+    assert math.isnan(verdicts.leverage_verdict(cfg, None)["EL"])
+    assert math.isnan(verdicts.allocation_verdict(cfg, None)["r*"])
+    assert math.isnan(verdicts.holistic_verdict(cfg, None)["M_opt"])
+    row = verdicts.comprehensive_verdict(cfg, None)
+    assert math.isnan(row["ΔL to compute optimum at fixed N, C"])
+    assert row["ΔL from G"] > 0  # G = 2 is far below G_opt: computable without D
+    assert "unpublished" in row["caveat"]
+
+
+def test_comprehensive_gaps_do_not_depend_on_tokens() -> None:
+    cfg = arch.preset("Qwen3-30B-A3B")
+    a = verdicts.comprehensive_verdict(cfg, 1e12)
+    b = verdicts.comprehensive_verdict(cfg, 36e12)
+    for key in ("ΔL from G", "ΔL from S", "ΔL to optimum at fixed N, D"):
+        assert a[key] == pytest.approx(b[key], abs=1e-12)
+    c = arch.counts(cfg, "comprehensive")
+    direct = cl.loss(c.total, 36e12, c.active, 8, 0.0) - cl.loss(
+        c.total, 36e12, c.active, cl.optimal_G(), 0.0)
+    assert b["ΔL from G"] == pytest.approx(float(direct))
+    assert b["S verdict"] == "below"  # no shared expert: S = 0 < S_opt − half-width
+    assert b["N_a* at C"] == pytest.approx(float(cl.compute_optimal_active(
+        36e12 * c.active, c.total, cl.optimal_G(), cl.optimal_S())))
+
+
+def test_constrained_verdict_runs_algorithm_1_on_the_models_budgets() -> None:
+    cfg = arch.preset("Qwen3-235B-A22B")
+    row = verdicts.constrained_verdict(cfg)
+    c = arch.counts(cfg, "constrained")
+    design = con.optimize(c.total, c.active, 64)
+    assert row["routine (l, d, n_exp, n_topk)"] == (design.l, design.d, design.n_exp,
+                                                    design.n_topk)
+    assert row["real (l, d, n_exp, n_topk)"] == (94, 4096, 128, 8)
+    expected = design.loss / float(con.relative_loss(c.total, 128, 8)) - 1
+    assert row["Eq. 3 loss change"] == pytest.approx(expected)
+
+
+def test_constrained_grid_extends_when_128_experts_cannot_fit() -> None:
+    cfg = arch.preset("gpt-oss-120b")
+    c = arch.counts(cfg, "constrained")
+    with pytest.raises(ValueError, match="no configuration fits"):
+        con.optimize(c.total, c.active, 64)
+    assert verdicts.constrained_expert_grid(cfg, c.total, c.active)[-1] == 256
+    assert verdicts.constrained_expert_grid(arch.preset("Kimi-K2"), 1e12, 3e10)[-1] >= 512
+
+
+def test_holistic_verdict_matches_the_design_pipeline() -> None:
+    cfg = arch.preset("Qwen3-30B-A3B")
+    row = verdicts.holistic_verdict(cfg, 36e12)
+    C = arch.counts(cfg, "holistic").compute_per_token * 36e12
+    assert row["M_opt"] == pytest.approx(float(h.optimal_flops_per_token(C)))
+    assert row["design d"] == h.design_report(C).config.d_model
+    big = verdicts.holistic_verdict(arch.preset("DeepSeek-V3"), 14.8e12)
+    assert math.isnan(big["design d"]) and math.isfinite(big["M_opt"])
+    assert "design domain" in big["caveat"]
+
+
+def test_allocation_verdict_is_eq1() -> None:
+    cfg = arch.preset("OLMoE-1B-7B")
+    row = verdicts.allocation_verdict(cfg, 5e12)
+    split = al.flops_split(cfg)
+    C = split["training_flops_per_token"] * 5e12
+    assert row["S"] == pytest.approx(1 - 8 / 64)
+    assert row["r*"] == pytest.approx(float(al.optimal_ratio(C, 1 - 8 / 64)))
+    assert row["r = C_E/C_A"] == pytest.approx(arch.expert_attention_ratio(cfg))
+
+
+def test_dense_configurations_are_rejected() -> None:
+    with pytest.raises(ValueError, match="dense"):
+        verdicts.leverage_verdict(arch.preset("Dense-6.1B"), 1e12)
+
+
+def test_question_table_and_tidy_verdicts() -> None:
+    table = verdicts.question_table("allocation", assumed_tokens={"gpt-oss-20b": 5e12})
+    assert list(table.index) == verdicts.moe_presets()
+    assert math.isfinite(table.loc["gpt-oss-20b", "r*"])
+    assert table.loc["gpt-oss-20b", "tokens source"].startswith("ASSUMED")
+    assert math.isnan(table.loc["gpt-oss-120b", "r*"])
+    tidy = verdicts.verdicts(["OLMoE-1B-7B", "MoE-mini"])
+    assert set(tidy["paper"]) == set(regimes.PAPERS)
+    assert {"model", "paper", "quantity", "value", "convention", "caveat", "flags"} == set(tidy)
+    el = tidy[(tidy["model"] == "MoE-mini") & (tidy["quantity"] == "EL")]["value"].item()
+    assert el == pytest.approx(verdicts.leverage_verdict(arch.preset("MoE-mini"), 1e12)["EL"])
+    assert (tidy["quantity"] == "G range (0.001) [low]").any()
+    with pytest.raises(ValueError, match="unknown paper"):
+        verdicts.question_table("chinchilla")
+
+
+# --- recommendations -------------------------------------------------------------------------
+
+
+def _by_paper(recs: list[recommend.Recommendation]) -> dict[str, recommend.Recommendation]:
+    return {r.paper: r for r in recs}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({}, "at least one budget"),
+        ({"compute": -1.0}, "positive"),
+        ({"compute": 0.0}, "positive"),
+        ({"compute": math.inf}, "positive"),
+        ({"compute": "1e22"}, "number"),
+        ({"total_params": 1e9, "active_params": 2e9}, "exceeds"),
+        ({"compute": 1e22, "sparsity": 1.0}, "sparsity"),
+    ],
+)
+def test_recommend_rejects_bad_budgets(kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        recommend.recommend(**kwargs)
+
+
+def test_not_applicable_reasons() -> None:
+    recs = _by_paper(recommend.recommend(compute=1e22))
+    assert recs["constrained"].applicable is False
+    assert "--total-params and --active-params" in recs["constrained"].reason
+    assert "--total-params" in recs["comprehensive"].reason
+    assert all(recs[p].applicable for p in ("leverage", "holistic", "allocation"))
+    only_memory = _by_paper(recommend.recommend(total_params=3e11, active_params=2e10))
+    assert "--compute" in only_memory["holistic"].reason
+    assert only_memory["constrained"].applicable and only_memory["comprehensive"].applicable
+    too_big = _by_paper(recommend.recommend(compute=1e26))
+    assert not too_big["holistic"].applicable and "design domain" in too_big["holistic"].reason
+
+
+def test_holistic_recommendation_hits_its_targets_within_5_percent() -> None:
+    C = 1e22
+    rec = _by_paper(recommend.recommend(compute=C))["holistic"]
+    c = arch.counts(rec.config, "holistic")
+    m_opt = float(h.optimal_flops_per_token(C))
+    assert c.compute_per_token == pytest.approx(m_opt, rel=0.05)
+    assert c.compute_per_token / c.active == pytest.approx(float(h.optimal_m_over_na(C)),
+                                                           rel=0.05)
+    assert rec.checks["compute per token (holistic)"] == c.compute_per_token
+    assert rec.ratios["N/N_a (holistic)"] == pytest.approx(float(h.chosen_n_over_na(C)),
+                                                           rel=0.05)
+
+
+def test_constrained_recommendation_fits_both_budgets() -> None:
+    total, active = 235e9, 22e9
+    rec = _by_paper(recommend.recommend(compute=1e24, total_params=total,
+                                        active_params=active))["constrained"]
+    c = arch.counts(rec.config, "constrained")
+    assert c.total <= total and c.active <= active
+    assert c.total == rec.values["N_total (Eq. 1)"] and c.active == rec.values["N_active (Eq. 2)"]
+    assert c.total > 0.9 * total
+    # The paper's own Qwen3 example (App. C.3, our reading): (83, 5312, 128, 7).
+    assert (rec.values["l"], rec.values["d"], rec.values["n_exp"], rec.values["n_topk"]) == (
+        83, 5312, 128, 7)
+
+
+def test_leverage_comprehensive_allocation_values() -> None:
+    C, N = 1e23, 3e11
+    recs = _by_paper(recommend.recommend(compute=C, total_params=N, active_params=2e10))
+    lv = recs["leverage"].values
+    assert lv["M_opt (FLOPs/token)"] == pytest.approx(0.1915 * C**0.5095)
+    assert lv["G* = 2d/d_e"] == pytest.approx(2 ** (0.117 / (2 * 0.0167)))
+    cp = recs["comprehensive"].values
+    assert cp["N_a* at C (App. G)"] == pytest.approx(
+        float(cl.compute_optimal_active(C / 6, N, 7.0, 0.31)))
+    assert cp["given N_a/N verdict"] == "inside"
+    assert recs["comprehensive"].config is None and "routed experts" in recs[
+        "comprehensive"].open_fields
+    assert recs["allocation"].values["r* = C_E/C_A"] == pytest.approx(
+        float(al.optimal_ratio(C, 62 / 65)))
+    assert any("above" in f for f in recs["allocation"].flags)
+
+
+def test_recommendations_serialise_to_strict_json() -> None:
+    recs = recommend.recommend(compute=1e21, total_params=5e10, active_params=4e9)
+    text = json.dumps([r.as_dict() for r in recs], allow_nan=False)
+    back = json.loads(text)
+    assert [r["paper"] for r in back] == list(regimes.PAPERS)
+    assert back[1]["config"]["n_experts"] == 288
+
+
+# --- counts under every convention -----------------------------------------------------------
+
+
+def test_load_config_from_preset_and_json(tmp_path) -> None:
+    cfg = arch.preset("DeepSeek-V3")
+    assert counting.load_config("deepseek-v3") == cfg
+    path = tmp_path / "ds.json"
+    path.write_text(json.dumps(cfg.to_dict()))
+    assert counting.load_config(str(path)) == cfg
+
+
+@pytest.mark.parametrize(
+    ("content", "match"),
+    [
+        ("{not json", "not valid JSON"),
+        ('{"n_layers": 2, "d_model": 64, "n_heads": 4, "colour": 1}', "unknown configuration"),
+        ('{"n_layers": -2, "d_model": 64, "n_heads": 4}', "n_layers"),
+        ('{"n_layers": 2, "d_model": 64}', "invalid configuration"),
+        ('[1, 2]', "JSON object"),
+        ('{"n_layers": 2, "d_model": 64, "n_heads": 4, "mla": {"rank": 3}}', "invalid"),
+    ],
+)
+def test_load_config_rejects_bad_json(tmp_path, content: str, match: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=match):
+        counting.load_config(str(path))
+
+
+def test_load_config_missing_file_and_unknown_preset(tmp_path) -> None:
+    with pytest.raises(ValueError, match="no such configuration file"):
+        counting.load_config(str(tmp_path / "missing.json"))
+    with pytest.raises(ValueError, match="Mixtral-8x7B"):
+        counting.load_config("Mixtral-9x9B")
+
+
+def test_counts_report_equals_arch_counts() -> None:
+    cfg = arch.preset("Mixtral-8x7B")
+    data = counting.counts_report(cfg)
+    assert set(data["counts"]) == set(arch.CONVENTIONS)
+    for conv in arch.CONVENTIONS:
+        c = arch.counts(cfg, conv)
+        assert data["counts"][conv]["total"] == c.total
+        assert data["counts"][conv]["active"] == c.active
+    assert data["counts"]["constrained"]["forward_flops"] is None
+    assert data["ratios"]["s = n_exp/n_topk (constrained)"] == 4.0
+    assert np.isclose(data["ratios"]["r = C_E/C_A (allocation)"],
+                      arch.expert_attention_ratio(cfg))
+    json.dumps(data, allow_nan=False)
+
+
+# --- the chapter's card and calculator grid --------------------------------------------------
+
+
+def test_convention_card_values_come_from_arch() -> None:
+    from moelaws.compare import card
+
+    cfg = arch.preset("DeepSeek-V3")
+    table = card.convention_card(cfg)
+    assert list(table.index) == list(regimes.PAPERS)
+    assert table.loc["comprehensive", "N_a (B)"] == pytest.approx(
+        arch.counts(cfg, "comprehensive").active / 1e9)
+    assert table.loc["allocation", "r / sparsity value"] == pytest.approx(
+        arch.expert_attention_ratio(cfg))
+    assert table.loc["constrained", "G value"] == 3.5
+    with pytest.raises(ValueError, match="dense"):
+        card.convention_card(arch.preset("Dense-6.1B"))
+
+
+def test_calculator_grid_has_one_row_per_slider_setting() -> None:
+    from moelaws.compare import calculator
+
+    grid = calculator.calculator_grid(progress=False)
+    n_c, n_n, n_r = len(calculator.LOG_C), len(calculator.LOG_N), len(calculator.ACTIVE_PCT)
+    counts = grid["paper"].value_counts()
+    assert counts["leverage"] == counts["holistic"] == counts["allocation"] == n_c
+    assert counts["comprehensive"] == n_c * n_n and counts["constrained"] == n_n * n_r
+    hol = grid[(grid["paper"] == "holistic") & (grid["kC"] == 2500)]
+    assert hol["text"].item().startswith("not applicable")  # 1e25 is outside the domain
+    lev_row = grid[(grid["paper"] == "leverage") & (grid["kC"] == 2200)]
+    assert lev_row["D"].item() == pytest.approx(5.2232 * 1e22**0.4905)
