@@ -331,3 +331,16 @@ def test_calculator_grid_has_one_row_per_slider_setting() -> None:
     assert hol["text"].item().startswith("not applicable")  # 1e25 is outside the domain
     lev_row = grid[(grid["paper"] == "leverage") & (grid["kC"] == 2200)]
     assert lev_row["D"].item() == pytest.approx(5.2232 * 1e22**0.4905)
+
+
+def test_calculator_chart_binds_three_sliders_to_the_grid() -> None:
+    from moelaws.compare import calculator
+
+    grid = calculator.calculator_grid(progress=False)
+    spec = calculator.calculator_chart(grid, regimes.PAPERS).to_dict()
+    params = {p["name"]: p for p in spec["params"]}
+    assert set(params) == {"logC", "logN", "pct"}
+    assert params["logC"]["bind"]["min"] == calculator.LOG_C[0]
+    assert params["pct"]["bind"]["options"] == list(calculator.ACTIVE_PCT)
+    with pytest.raises(ValueError, match="calculator_grid"):
+        calculator.calculator_chart(grid.drop(columns="text"), regimes.PAPERS)

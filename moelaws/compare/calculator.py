@@ -7,6 +7,7 @@ on a grid of budgets and the chart filters it by slider position. The grid keys 
 
 from __future__ import annotations
 
+import altair as alt
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
@@ -35,12 +36,14 @@ def _key(x: float) -> int:
 def _line(rec, keys: tuple[str, ...]) -> str:
     if not rec.applicable:
         return "not applicable: " + rec.reason
-    parts = [f"{k} {fmt(rec.values[k])}" for k in keys if k in rec.values]
+    items = [f"{k} {fmt(rec.values[k])}" for k in keys if k in rec.values]
+    # Two values a line (the chart's text marks break at "\n"), so rows fit the page width.
+    line = "\n".join("; ".join(items[i : i + 2]) for i in range(0, len(items), 2))
     if rec.config is not None:
         cfg = rec.config
-        parts.append(f"config {cfg.n_layers}L x d{cfg.d_model}, {cfg.n_experts}E top-{cfg.top_k}"
-                     f", d_e {cfg.d_expert}")
-    return "; ".join(parts) + (" [extrapolated]" if rec.flags else "")
+        line += (f"\nconfig {cfg.n_layers}L x d{cfg.d_model}, {cfg.n_experts}E top-{cfg.top_k}"
+                 f", d_e {cfg.d_expert}")
+    return line + (" [extrapolated]" if rec.flags else "")
 
 
 def calculator_grid(progress: bool = True) -> pd.DataFrame:
@@ -88,4 +91,55 @@ def calculator_grid(progress: bool = True) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-__all__ = ["ACTIVE_PCT", "LOG_C", "LOG_N", "calculator_grid"]
+def calculator_chart(grid: pd.DataFrame, papers: tuple[str, ...]) -> alt.VConcatChart:
+    """The static design calculator: sliders for C, N and N_a/N over :func:`calculator_grid`.
+
+    Parameters
+    ----------
+    grid
+        The output of :func:`calculator_grid`.
+    papers
+        Paper ids in the order their rows are shown.
+
+    Returns
+    -------
+    altair.VConcatChart
+        Each paper's recommendation as text, and the recommended active parameters and tokens
+        as points on log axes; both follow the three sliders (Vega-Lite parameters, so the
+        chart works in the static book without a kernel).
+    """
+    missing = {"kC", "kN", "kR", "paper", "text", "Na", "D"} - set(grid.columns)
+    if missing:
+        raise ValueError(f"grid lacks columns {sorted(missing)}: use calculator_grid()")
+    log_c = alt.param(name="logC", value=23.0, bind=alt.binding_range(
+        min=LOG_C[0], max=LOG_C[-1], step=0.5, name="log10 C (FLOPs) "))
+    log_n = alt.param(name="logN", value=11.5, bind=alt.binding_range(
+        min=LOG_N[0], max=LOG_N[-1], step=0.5, name="log10 N (total params) "))
+    pct = alt.param(name="pct", value=5, bind=alt.binding_select(
+        options=list(ACTIVE_PCT), name="N_a/N (%) "))
+    # A row applies when every slider its paper uses sits on the row's key (NaN: not used).
+    keep = ("(!isValid(datum.kC) || datum.kC == round(100 * logC))"
+            " && (!isValid(datum.kN) || datum.kN == round(100 * logN))"
+            " && (!isValid(datum.kR) || datum.kR == round(100 * pct))")
+    shown = grid.assign(order=grid["paper"].map({p: i for i, p in enumerate(papers)}))
+    base = alt.Chart(shown).transform_filter(keep)
+    rows = alt.Y("order:O", axis=None)
+    table = alt.layer(
+        base.mark_text(align="left", baseline="top", fontWeight="bold").encode(
+            y=rows, x=alt.value(0), text="paper:N"),
+        base.mark_text(align="left", baseline="top", fontSize=10, lineBreak="\n").encode(
+            y=rows, x=alt.value(100), text="text:N"),
+    ).properties(width=640, height=260, title="each paper's recommendation")
+    dots = base.transform_fold(["Na", "D"], as_=["what", "value"]).transform_filter(
+        "isValid(datum.value)").mark_point(filled=True, size=90).encode(
+        x=alt.X("value:Q", scale=alt.Scale(type="log"), title=None,
+                axis=alt.Axis(format=".0e")),
+        y=alt.Y("paper:N", sort=list(papers), title=None),
+        color=alt.Color("paper:N", legend=None),
+        column=alt.Column("what:N", title=None, header=alt.Header(
+            labelExpr="datum.value == 'Na' ? 'active params' : 'training tokens'")),
+    ).properties(width=260, height=120).resolve_scale(x="independent")
+    return alt.vconcat(table, dots).add_params(log_c, log_n, pct)
+
+
+__all__ = ["ACTIVE_PCT", "LOG_C", "LOG_N", "calculator_chart", "calculator_grid"]
