@@ -167,6 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, as Unix tools do.
+        sys.stderr.close()
+        return 0
     except (ValueError, OSError) as exc:
         print(f"moelaws: error: {exc}", file=sys.stderr)
         return 2

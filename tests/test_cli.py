@@ -1,4 +1,4 @@
-"""The ``python -m moelaws reproduce`` command."""
+"""The ``python -m moelaws`` commands: reproduce, design, counts."""
 
 from __future__ import annotations
 
@@ -150,3 +150,16 @@ def test_design_and_counts_bad_input(tmp_path, args: list[str], message: str) ->
     assert lines[0].startswith("moelaws: error: ")
     assert message in lines[0]
     assert proc.stdout == ""
+
+
+def test_output_cut_short_by_its_reader_is_not_an_error() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moelaws", "design", "--compute", "1e22", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 0
+    assert "Broken pipe" not in err and "Traceback" not in err
