@@ -210,9 +210,10 @@ def test_grouped_dispatch_available_when_torch_has_grouped_mm():
     assert set(available_dispatches()) <= set(DISPATCHES)
 
 
-def test_expert_with_no_tokens_gets_zero_gradient():
+@pytest.mark.parametrize("dispatch", available_dispatches())
+def test_expert_with_no_tokens_gets_zero_gradient(dispatch):
     torch.manual_seed(0)
-    model = MoETransformer(CONFIGS["moe"], dispatch="sorted")
+    model = MoETransformer(CONFIGS["moe"], dispatch=dispatch)
     idx = torch.randint(0, 50, (1, 2))  # 2 tokens, top-2 of 8 experts: some experts idle
     out = model(idx, idx)
     out.loss.backward()
@@ -221,6 +222,7 @@ def test_expert_with_no_tokens_gets_zero_gradient():
     idle = [e for e in range(moe.n_experts) if e not in used]
     assert idle
     assert torch.count_nonzero(moe.w_in.grad[idle]) == 0
+    assert torch.count_nonzero(moe.w_out.grad[idle]) == 0
 
 
 # --- counts vs moelaws.arch ----------------------------------------------------------------
@@ -476,6 +478,13 @@ def test_bench_json_runs(capsys):
     assert cpu["dense_tokens_per_s"] > 0
     assert all(r["error"] == "" for r in cpu["results"])
     assert report["moe_over_dense_e32"] is None  # E=32 not measured here
+    assert cpu["tokens_per_step"] == 2 * 64
+
+
+def test_bench_tokens_per_step_must_fill_whole_sequences():
+    with pytest.raises(ValueError, match="multiple"):
+        bench.measure(experts=[4], steps=1, warmup=0, rounds=1, tokens_per_step=100,
+                      d_model=32, progress=False)
 
 
 def test_bench_configs_have_equal_active_expert_width():

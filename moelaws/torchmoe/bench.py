@@ -4,10 +4,21 @@ Run ``python -m moelaws.torchmoe.bench`` (add ``--json`` for one JSON object). O
 runs on it measures training tokens/s (forward, backward, gradient clipping and a fused AdamW
 step) of
 
-* a dense model: 4 layers, d_model 128, 4 heads, context 64, batch 16, SwiGLU width 512;
+* a dense model: 4 layers, d_model 128, 4 heads, context 64, SwiGLU width 512;
 * MoE models with E in {8, 16, 32, 64} experts, top-1 of width 512 and top-2 of width 256 (so
   the active FLOPs per token equal the dense model's, up to the router's 2·d·E), with every
   dispatch implementation.
+
+Every model trains on the same number of tokens per step, 4096 by default (64 sequences of 64
+tokens; ``--tokens-per-step`` changes it). The choice matters for MoE: each expert sees about
+``tokens_per_step * k / E`` rows per step, and the optimizer and gradient clipping touch all
+``E`` experts' weights once per step whatever the batch. With 1024 tokens per step the E = 32
+top-2 experts get 64 rows each, their weights are streamed through memory for very little
+arithmetic, and AdamW plus clipping over 12.9M parameters (1.1M for the dense model) is a
+sizeable part of the step, so the MoE/dense ratio is far below what it is at the batch sizes
+models are actually trained with (hundreds of thousands of tokens per step and up). 4096 is a
+compromise that keeps the whole benchmark to a few minutes on two cores; the ratio generally
+improves with more tokens per step.
 
 Measurements are interleaved (every model and dispatch once per round, several rounds) and
 the median of the rounds is reported, because the throughput of identical runs varies by
@@ -32,7 +43,7 @@ import torch
 from moelaws import arch
 from moelaws.arch import MoEConfig
 from moelaws.torchmoe.model import MoETransformer, available_dispatches
-from moelaws.torchmoe.train import TrainSettings, make_optimizer
+from moelaws.torchmoe.train import TrainSettings, make_optimizer, training_step
 
 __all__ = ["FAST_DISPATCH", "bench_configs", "main", "measure"]
 
@@ -72,7 +83,8 @@ class _Runner:
         torch.manual_seed(seed)
         self.cfg = cfg
         self.model = MoETransformer(cfg).to(device)
-        self.opt = make_optimizer(self.model, TrainSettings())
+        self.settings = TrainSettings()
+        self.opt = make_optimizer(self.model, self.settings)
         gen = torch.Generator().manual_seed(seed)
         data = torch.randint(0, cfg.vocab_size, (4, batch, cfg.context_length + 1), generator=gen)
         self.batches = [(b[:, :-1].to(device), b[:, 1:].to(device)) for b in data]
@@ -83,11 +95,7 @@ class _Runner:
     def step(self) -> None:
         x, y = self.batches[self.i % len(self.batches)]
         self.i += 1
-        out = self.model(x, y)
-        self.opt.zero_grad(set_to_none=True)
-        out.loss.backward()
-        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
-        self.opt.step()
+        training_step(self.model, self.opt, x, y, self.settings.grad_clip)
 
     def _sync(self) -> None:
         if self.device.startswith("cuda"):
@@ -111,24 +119,33 @@ def measure(
     *,
     experts: Sequence[int] = (8, 16, 32, 64),
     dispatches: Sequence[str] | None = None,
-    steps: int = 8,
-    warmup: int = 2,
+    steps: int = 4,
+    warmup: int = 1,
     rounds: int = 3,
-    batch: int = 16,
+    tokens_per_step: int = 4096,
+    batch: int | None = None,
     progress: bool = True,
     **model_kwargs,
 ) -> dict:
     """Interleaved throughput measurements on one device; see the module docstring.
 
-    Returns a dict with ``device``, ``dense_tokens_per_s``, ``results`` (one dict per model
-    and dispatch: ``model, n_experts, top_k, dispatch, tokens_per_s, over_dense,
-    total_params, flops_ratio, error``) and ``moe_over_dense_e32``.
+    ``batch`` (sequences per step), if given, overrides ``tokens_per_step``, which must
+    otherwise be a multiple of the context length.
+
+    Returns a dict with ``device``, ``dense_tokens_per_s``, ``tokens_per_step``, ``results``
+    (one dict per model and dispatch: ``model, n_experts, top_k, dispatch, tokens_per_s,
+    over_dense, total_params, flops_ratio, error``) and ``moe_over_dense_e32``.
     """
     from tqdm.auto import tqdm
 
     torch.set_flush_denormal(True)  # denormals slow CPU matmuls by an order of magnitude
     dispatches = list(dispatches or available_dispatches())
     cfgs = bench_configs(experts, **model_kwargs)
+    context = cfgs["dense"].context_length
+    if batch is None:
+        if tokens_per_step % context:
+            raise ValueError(f"tokens_per_step must be a multiple of the context ({context})")
+        batch = tokens_per_step // context
     dense_flops = arch.flops(cfgs["dense"], "exact")
     runners = {name: _Runner(cfg, batch, device) for name, cfg in cfgs.items()}
     jobs = [("dense", None)] + [
@@ -177,6 +194,7 @@ def measure(
         "dense_tokens_per_s": dense,
         "moe_over_dense_e32": e32[fast]["over_dense"] if fast in e32 else None,
         "fast_dispatch": fast,
+        "tokens_per_step": batch * context,
         "steps": steps,
         "rounds": rounds,
         "results": results,
@@ -192,6 +210,7 @@ def _device_name(device: str) -> str:
 def _table(report: dict) -> str:
     lines = [
         f"device: {report['device']} ({report['device_name']}); "
+        f"{report['tokens_per_step']} tokens/step; "
         f"dense: {report['dense_tokens_per_s']:,.0f} tokens/s",
         f"{'model':<10} {'dispatch':<8} {'tokens/s':>10} {'/dense':>7} {'params':>11} "
         f"{'FLOPs/dense':>11}",
@@ -219,10 +238,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--experts", default="8,16,32,64", help="comma-separated E values")
     parser.add_argument("--dispatch", default=None,
                         help=f"comma-separated, from {','.join(available_dispatches())}")
-    parser.add_argument("--steps", type=int, default=8, help="timed steps per measurement")
-    parser.add_argument("--warmup", type=int, default=2, help="untimed steps per measurement")
+    parser.add_argument("--steps", type=int, default=4, help="timed steps per measurement")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed steps per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median)")
-    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--tokens-per-step", type=int, default=4096,
+                        help="training tokens per step (a multiple of the context, 64)")
+    parser.add_argument("--batch", type=int, default=None,
+                        help="sequences per step (overrides --tokens-per-step)")
     parser.add_argument("--d-model", type=int, default=128)
     parser.add_argument("--no-gpu", action="store_true", help="skip CUDA even if present")
     args = parser.parse_args(argv)
@@ -230,7 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     dispatches = args.dispatch.split(",") if args.dispatch else None
     kwargs = dict(
         experts=experts, dispatches=dispatches, steps=args.steps, warmup=args.warmup,
-        rounds=args.rounds, batch=args.batch, d_model=args.d_model, progress=not args.json,
+        rounds=args.rounds, tokens_per_step=args.tokens_per_step, batch=args.batch,
+        d_model=args.d_model, progress=not args.json,
     )
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     report = {"torch": torch.__version__, "cpu": measure("cpu", **kwargs)}

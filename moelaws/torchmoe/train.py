@@ -43,6 +43,7 @@ __all__ = [
     "expert_load",
     "make_optimizer",
     "train",
+    "training_step",
 ]
 
 EVAL_SEED = 12345
@@ -171,6 +172,26 @@ def make_optimizer(model: torch.nn.Module, settings: TrainSettings) -> torch.opt
         return torch.optim.AdamW(groups, fused=True, **kwargs)
     except (RuntimeError, TypeError):
         return torch.optim.AdamW(groups, **kwargs)
+
+
+def training_step(
+    model: MoETransformer,
+    opt: torch.optim.Optimizer,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    grad_clip: float | None,
+):
+    """One optimizer step on a batch: forward, backward, gradient clipping, update.
+
+    Returns the model output (:class:`~moelaws.torchmoe.model.MoEOutput`) of the forward pass.
+    """
+    out = model(x, y)
+    opt.zero_grad(set_to_none=True)
+    out.loss.backward()
+    if grad_clip:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+    opt.step()
+    return out
 
 
 def _eval_batches(corpus: Corpus, settings: TrainSettings, seq_len: int) -> list:
@@ -319,12 +340,7 @@ def train(
         for group in opt.param_groups:
             group["lr"] = settings.lr_at(step - 1)
         x, y, _ = corpus.batch("train", settings.batch_size, seq_len, gen)
-        out = model(x, y)
-        opt.zero_grad(set_to_none=True)
-        out.loss.backward()
-        if settings.grad_clip:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), settings.grad_clip)
-        opt.step()
+        out = training_step(model, opt, x, y, settings.grad_clip)
         train_seconds += time.perf_counter() - t0
         window["ce"].append(out.ce_loss.item())
         if out.balance_loss is not None:
