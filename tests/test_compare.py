@@ -344,3 +344,17 @@ def test_calculator_chart_binds_three_sliders_to_the_grid() -> None:
     assert params["pct"]["bind"]["options"] == list(calculator.ACTIVE_PCT)
     with pytest.raises(ValueError, match="calculator_grid"):
         calculator.calculator_chart(grid.drop(columns="text"), regimes.PAPERS)
+
+
+def test_recommendation_table_lines_and_arch_checks() -> None:
+    from moelaws.compare.report import recommendation_table
+
+    recs = recommend.recommend(1e22)
+    table = recommendation_table(recs)
+    assert list(table.index) == [r.paper for r in recs]
+    assert table.loc["constrained", "recommendation"].startswith("n/a: ")
+    holistic = next(r for r in recs if r.paper == "holistic")
+    assert f"N {holistic.checks['total'] / 1e9:.1f}B" in table.loc["holistic", "recommendation"]
+    assert table.loc["leverage", "recommendation"].endswith("[!]")  # 1e22 > fitted 6e20
+    with pytest.raises(ValueError, match="n_values"):
+        recommendation_table(recs, n_values=0)

@@ -249,9 +249,12 @@ def _write_timing(app: Any, exception: Exception | None) -> None:
     }
     path = Path(app.outdir).parent / TIMING_FILE
     path.write_text(json.dumps(report, indent=2) + "\n")
+    cached = len(records) - report["executed_count"]
     logging.getLogger(__name__).info(
         f"[moelaws] {report['executed_count']} of {len(records)} notebooks executed in "
-        f"{report['executed_seconds']:.1f} s, the rest from the cache; timing report: {path}"
+        f"{report['executed_seconds']:.1f} s"
+        + (f", {cached} from the cache" if cached else "")
+        + f"; timing report: {path}"
     )
 
 

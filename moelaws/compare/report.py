@@ -1,9 +1,12 @@
-"""Plain-text reports for the ``design`` and ``counts`` commands."""
+"""Reports of the comparison: text for the ``design`` and ``counts`` commands, a table for the
+chapter's live design panel."""
 
 from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING, Any
+
+import pandas as pd
 
 if TYPE_CHECKING:
     from moelaws.compare.recommend import Recommendation
@@ -30,6 +33,38 @@ def _config_line(rec: Recommendation) -> str:
     return (f"{cfg.n_layers} layers{dense}, d_model {cfg.d_model}, {cfg.n_heads} heads x "
             f"{cfg.attn_head_dim}, {cfg.n_experts} experts{shared} of width {cfg.d_expert}, "
             f"top-{cfg.top_k}")
+
+
+def recommendation_table(recs: list[Recommendation], n_values: int = 4) -> pd.DataFrame:
+    """Each paper's recommendation in one line, with its ``moelaws.arch`` check.
+
+    Parameters
+    ----------
+    recs
+        The output of :func:`moelaws.compare.recommend.recommend`.
+    n_values
+        How many of each paper's recommended values to show.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by paper, one column ``recommendation``: ``n/a: <reason>`` for a paper whose
+        inputs are missing; ``[!]`` marks a budget outside the paper's fitted range.
+    """
+    if n_values < 1:
+        raise ValueError(f"n_values must be at least 1, not {n_values}")
+    rows = []
+    for rec in recs:
+        if not rec.applicable:
+            rows.append({"paper": rec.paper, "recommendation": "n/a: " + rec.reason})
+            continue
+        line = "; ".join(f"{k} {fmt(v)}" for k, v in list(rec.values.items())[:n_values])
+        if rec.config is not None:
+            chk = rec.checks
+            line += (f" | arch: N {chk['total'] / 1e9:.1f}B, N_a {chk['active'] / 1e9:.2f}B, "
+                     f"{chk['training FLOPs/token'] / 1e9:.0f} GFLOPs/token")
+        rows.append({"paper": rec.paper, "recommendation": line + (" [!]" if rec.flags else "")})
+    return pd.DataFrame(rows).set_index("paper")
 
 
 def design_text(budget: dict[str, float | None], recs: list[Recommendation]) -> str:
