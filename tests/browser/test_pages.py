@@ -208,6 +208,38 @@ def test_sliders_change_their_chart(loaded: Visit) -> None:
             assert changed, f"slider {j} of chart {name} on {loaded.path} changes nothing"  # type: ignore[attr-defined]
 
 
+def test_menus_change_their_chart(loaded: Visit) -> None:
+    """Vega-Lite select bindings (drop-down menus under a chart) drive it as sliders do."""
+    page = loaded.page
+    charts = page.locator(".moelaws-vega").filter(has=page.locator("select"))
+    for i in range(charts.count()):
+        chart = charts.nth(i)
+        menus = chart.locator("select")
+        for j in range(menus.count()):
+            menu = menus.nth(j)
+            menu.scroll_into_view_if_needed()
+            options = menu.locator("option").evaluate_all("els => els.map(e => e.value)")
+            now = menu.input_value()
+            before = chart.locator("svg").first.inner_html()
+            changed = False
+            for value in [o for o in options if o != now]:
+                menu.select_option(value)
+                try:
+                    page.wait_for_function(
+                        "([el, before]) => el.innerHTML !== before",
+                        arg=[chart.locator("svg").first.element_handle(), before],
+                        timeout=5_000,
+                    )
+                except PlaywrightTimeout:
+                    continue
+                changed = True
+                break
+            assert changed, (
+                f"menu {j} of chart {chart.get_attribute('id')} on {loaded.path} "  # type: ignore[attr-defined]
+                "changes nothing"
+            )
+
+
 def test_no_errors_and_no_failed_requests(loaded: Visit) -> None:
     """Last for each page, so that it also covers what the slider moves did."""
     loaded.page.wait_for_load_state("networkidle")
