@@ -18,7 +18,6 @@ over 2^18 to 2^21 tokens). They are implemented here, rather than imported from
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 
 import numpy as np
 import pandas as pd
@@ -27,6 +26,7 @@ from moelaws import arch
 from moelaws.allocation._checks import Array, check_compute, check_positive
 from moelaws.allocation.design import flops_split
 from moelaws.arch import MoEConfig
+from moelaws.paper_data import read_csv
 
 LEVERAGE_ETA = (1.1576, -0.1529)
 """Leverage paper, App. E.1 Eq. 5: η_opt = 1.1576·C^−0.1529 (C in training FLOPs)."""
@@ -90,9 +90,7 @@ def compute_for_batch(tokens: Array) -> np.ndarray:
 
 
 def _read(name: str) -> pd.DataFrame:
-    path = resources.files("moelaws") / "data" / "allocation" / name
-    with path.open() as fh:
-        return pd.read_csv(fh)
+    return read_csv("allocation", name)
 
 
 @lru_cache(maxsize=1)

@@ -23,13 +23,13 @@ Figure 4's "30M active / 550M total" suggests active parameters, and the chapter
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
 
 from moelaws.allocation._checks import Array, as_array, check_positive, check_ratio, check_sparsity
+from moelaws.paper_data import read_csv
 
 COEFFICIENT_NAMES: tuple[str, ...] = ("alpha", "beta", "lambda", "gamma", "tau", "a", "b", "c", "d")
 """Table 1's columns, in the paper's order (α, β, λ, γ, τ, a, b, c, d)."""
@@ -40,9 +40,7 @@ READINGS: tuple[str, ...] = ("none", "log-abs", "log-squared", "squared")
 @lru_cache(maxsize=1)
 def table1() -> pd.DataFrame:
     """Table 1 as transcribed (``moelaws/data/allocation/table1.csv``): one row per coefficient."""
-    path = resources.files("moelaws") / "data" / "allocation" / "table1.csv"
-    with path.open() as fh:
-        return pd.read_csv(fh, dtype={"printed": str})
+    return read_csv("allocation", "table1.csv", dtype={"printed": str})
 
 
 def table1_coefficients() -> MappingProxyType:

@@ -19,7 +19,6 @@ written by :func:`moelaws.torchmoe.sweep.sweep`); the chapter reads them with
 from __future__ import annotations
 
 import sys
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,7 @@ import pandas as pd
 
 from moelaws.allocation.design import config_for_ratio, flops_split
 from moelaws.arch import MoEConfig
+from moelaws.paper_data import data_dir
 
 SWEEP_NAME = "toy_allocation"
 RATIOS: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
@@ -77,7 +77,7 @@ def settings():
 
 
 def _data_dir() -> Path:
-    return Path(str(resources.files("moelaws") / "data" / "allocation"))
+    return data_dir("allocation")
 
 
 def regenerate(*, retrain: bool = False, progress: bool = True) -> pd.DataFrame:

@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from importlib import resources
 
 import numpy as np
-import pandas as pd
 
 from moelaws.comprehensive._checks import active_within_total, merge, positive, unit_interval
+from moelaws.paper_data import read_csv
 
 Array = np.ndarray
 
@@ -47,9 +46,7 @@ def read_constants(table: str) -> dict[str, float]:
     """
     if table not in ("table2", "table6", "table7"):
         raise ValueError("table must be 'table2', 'table6' or 'table7'")
-    path = resources.files("moelaws") / "data" / "comprehensive" / f"{table}.csv"
-    with path.open() as fh:
-        df = pd.read_csv(fh)
+    df = read_csv("comprehensive", f"{table}.csv")
     return {str(r.constant): float(r.value) for r in df.itertuples()}
 
 

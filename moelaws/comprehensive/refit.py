@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +30,7 @@ from moelaws.comprehensive.optima import (
     optimal_S,
 )
 from moelaws.comprehensive.tables import table8
+from moelaws.paper_data import data_dir, data_file, read_csv
 
 Array = np.ndarray
 
@@ -500,9 +500,7 @@ def regenerate_cache(
         rep.insert(0, "noise_sd", sd)
         rep["n_repeats"] = n_repeats
         reps.append(rep)
-    base = Path(folder) if folder is not None else Path(
-        str(resources.files("moelaws") / "data" / "comprehensive")
-    )
+    base = Path(folder) if folder is not None else data_dir("comprehensive")
     boot_path, rep_path = base / CACHE, base / REPEATS_CACHE
     pd.concat(frames, ignore_index=True).merge(pd.concat(val), on="noise_sd").to_csv(
         boot_path, index=False
@@ -522,11 +520,9 @@ def read_cache(name: str = CACHE) -> pd.DataFrame:
     """
     if name not in (CACHE, REPEATS_CACHE):
         raise ValueError(f"name must be {CACHE!r} or {REPEATS_CACHE!r}")
-    path = resources.files("moelaws") / "data" / "comprehensive" / name
-    if not path.is_file():
+    if not data_file("comprehensive", name).is_file():
         raise ValueError("no cached results; run python -m moelaws.comprehensive.refit")
-    with path.open() as fh:
-        return pd.read_csv(fh)
+    return read_csv("comprehensive", name)
 
 
 if __name__ == "__main__":

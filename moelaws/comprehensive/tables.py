@@ -5,12 +5,11 @@ Transcriptions live in ``moelaws/data/comprehensive/`` (see its README for prove
 
 from __future__ import annotations
 
-from importlib import resources
-
 import numpy as np
 import pandas as pd
 
 from moelaws.comprehensive._checks import positive, unit_interval
+from moelaws.paper_data import data_file, read_csv
 
 Array = np.ndarray
 
@@ -28,11 +27,9 @@ def read_table(name: str, *, dtype: object = None) -> pd.DataFrame:
     ValueError
         If no such table is transcribed.
     """
-    path = resources.files("moelaws") / "data" / "comprehensive" / f"{name}.csv"
-    if not path.is_file():
+    if not data_file("comprehensive", f"{name}.csv").is_file():
         raise ValueError(f"no transcribed table {name!r} in moelaws/data/comprehensive")
-    with path.open() as fh:
-        return pd.read_csv(fh, dtype=dtype)
+    return read_csv("comprehensive", f"{name}.csv", dtype=dtype)
 
 
 def table8() -> pd.DataFrame:

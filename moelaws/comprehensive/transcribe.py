@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 import sys
-from importlib import resources
 from pathlib import Path
 
 import pandas as pd
+
+from moelaws.paper_data import data_dir
 
 _ROW = re.compile(
     r"(?<![\d.])(\d{1,3})\s+(\d+)M\s+(\d+)M\s+(\d+)B\s+(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)\s+"
@@ -68,10 +69,7 @@ def write_table8(paper: Path | str, out: Path | str | None = None) -> Path:
     """Parse Table 8 from ``paper`` (a text file) and write it as CSV (by default into the
     package's data folder). Returns the path written."""
     df = parse_table8(Path(paper).read_text(encoding="utf-8"))
-    target = (
-        Path(out) if out is not None
-        else Path(str(resources.files("moelaws") / "data" / "comprehensive" / "table8.csv"))
-    )
+    target = Path(out) if out is not None else data_dir("comprehensive") / "table8.csv"
     df.to_csv(target, index=False)
     return target
 

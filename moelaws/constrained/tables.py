@@ -11,12 +11,12 @@ configurations with Eq. 1-2.
 from __future__ import annotations
 
 from decimal import Decimal
-from importlib import resources
 
 import numpy as np
 import pandas as pd
 
 from moelaws.constrained.laws import active_params, total_params
+from moelaws.paper_data import read_csv
 
 TABLES: dict[str, str] = {
     "table4": "table4.csv",
@@ -51,9 +51,7 @@ def load(name: str) -> pd.DataFrame:
     """
     if name not in TABLES:
         raise ValueError(f"unknown table {name!r}; choose from {sorted(TABLES)}")
-    path = resources.files("moelaws") / "data" / "constrained" / TABLES[name]
-    with resources.as_file(path) as p:
-        return pd.read_csv(p, dtype={c: str for c in _PRINTED[name]})
+    return read_csv("constrained", TABLES[name], dtype={c: str for c in _PRINTED[name]})
 
 
 def half_unit(printed: str) -> float:

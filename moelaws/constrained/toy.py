@@ -19,12 +19,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 
 import pandas as pd
 
 from moelaws.constrained.laws import active_params, total_params
+from moelaws.paper_data import data_dir
 
 PAPER_EXPERTS: tuple[tuple[int, int], ...] = (
     (32, 2), (64, 2), (64, 4), (128, 2), (128, 8), (256, 2), (256, 4), (256, 8), (256, 16),
@@ -50,7 +50,7 @@ EXTRA_SEEDS: tuple[int, ...] = (1, 2)
 
 def cache_dir() -> Path:
     """The folder holding the cached runs (this package's data folder)."""
-    return Path(str(resources.files("moelaws") / "data" / "constrained"))
+    return data_dir("constrained")
 
 
 def settings():

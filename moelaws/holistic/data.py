@@ -8,9 +8,10 @@ provenance). Loaders return fresh copies, so callers may modify them.
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 
 import pandas as pd
+
+from moelaws.paper_data import read_csv
 
 SCALES: tuple[str, ...] = ("1e18", "3e18", "1e19", "3e19", "1e20", "3e20")
 """The paper's six compute scales, as printed (FLOPs)."""
@@ -26,9 +27,7 @@ Sec. 5.2 6x6 grids, Sec. 5.3 extra M/N_a samples, Sec. 6 hidden-dimension sweeps
 
 
 def _read(name: str, **kwargs: object) -> pd.DataFrame:
-    path = resources.files("moelaws") / "data" / "holistic" / name
-    with path.open("r", encoding="utf-8") as fh:
-        return pd.read_csv(fh, **kwargs)
+    return read_csv("holistic", name, **kwargs)
 
 
 @lru_cache(maxsize=1)

@@ -8,13 +8,13 @@ counts and FLOPs per token; Tables 2 and 7 are the MoE-mini vs Dense-6.1B benchm
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 
 import numpy as np
 import pandas as pd
 
 from moelaws import arch
 from moelaws.leverage.budget import SEQ_LEN, compute_optimal_budget
+from moelaws.paper_data import read_csv
 
 VOCAB_SIZE = 126_464
 """Vocabulary size (App. D)."""
@@ -30,9 +30,7 @@ CATEGORIES: dict[str, str] = {
 
 
 def _read(name: str, **kwargs: object) -> pd.DataFrame:
-    path = resources.files("moelaws") / "data" / "leverage" / name
-    with path.open("r", encoding="utf-8") as fh:
-        return pd.read_csv(fh, **kwargs)
+    return read_csv("leverage", name, **kwargs)
 
 
 @lru_cache(maxsize=1)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,7 @@ import pandas as pd
 
 from moelaws.arch import MoEConfig
 from moelaws.leverage.curves import leverage_from_loss_curves
+from moelaws.paper_data import data_dir
 
 DESIGNS: dict[str, tuple[tuple[int, int], ...]] = {
     "frontier": ((32, 120), (48, 200), (64, 300), (96, 450)),
@@ -54,7 +54,7 @@ SETTINGS = {"batch_size": 16, "eval_every": 50, "eval_batches": 8, "lr": 3e-3}
 
 def cache_dir() -> Path:
     """Where the toy runs are cached: the package's ``data/leverage`` folder."""
-    return Path(str(resources.files("moelaws") / "data" / "leverage"))
+    return data_dir("leverage")
 
 
 def family_name(n_experts: int) -> str:

@@ -176,6 +176,23 @@ def test_widgets_render(loaded: Visit) -> None:
     assert widgets["drawn"] == widgets["views"], widgets
 
 
+def _changes_chart(page: Any, chart: Any, values: list[str], set_value: Any) -> bool:
+    """Whether setting one of ``values`` (in turn) redraws ``chart``'s SVG within 5 s."""
+    before = chart.locator("svg").first.inner_html()
+    for value in values:
+        set_value(value)
+        try:
+            page.wait_for_function(
+                "([el, before]) => el.innerHTML !== before",
+                arg=[chart.locator("svg").first.element_handle(), before],
+                timeout=5_000,
+            )
+        except PlaywrightTimeout:
+            continue
+        return True
+    return False
+
+
 def test_sliders_change_their_chart(loaded: Visit) -> None:
     page = loaded.page
     charts = page.locator(".moelaws-vega").filter(has=page.locator("input[type=range]"))
@@ -186,25 +203,11 @@ def test_sliders_change_their_chart(loaded: Visit) -> None:
         for j in range(sliders.count()):
             slider = sliders.nth(j)
             slider.scroll_into_view_if_needed()
-            lo, hi, now = (float(slider.get_attribute(a) or x) for a, x in
-                           (("min", "0"), ("max", "100"), ("value", "nan")))
+            lo = float(slider.get_attribute("min") or "0")
+            hi = float(slider.get_attribute("max") or "100")
             now = float(slider.input_value())
-            before = chart.locator("svg").first.inner_html()
-            changed = False
-            for value in (hi, lo, (lo + hi) / 2):
-                if value == now:
-                    continue
-                slider.fill(f"{value:g}")
-                try:
-                    page.wait_for_function(
-                        "([el, before]) => el.innerHTML !== before",
-                        arg=[chart.locator("svg").first.element_handle(), before],
-                        timeout=5_000,
-                    )
-                except PlaywrightTimeout:
-                    continue
-                changed = True
-                break
+            values = [f"{v:g}" for v in (hi, lo, (lo + hi) / 2) if v != now]
+            changed = _changes_chart(page, chart, values, slider.fill)
             assert changed, f"slider {j} of chart {name} on {loaded.path} changes nothing"  # type: ignore[attr-defined]
 
 
@@ -220,20 +223,8 @@ def test_menus_change_their_chart(loaded: Visit) -> None:
             menu.scroll_into_view_if_needed()
             options = menu.locator("option").evaluate_all("els => els.map(e => e.value)")
             now = menu.input_value()
-            before = chart.locator("svg").first.inner_html()
-            changed = False
-            for value in [o for o in options if o != now]:
-                menu.select_option(value)
-                try:
-                    page.wait_for_function(
-                        "([el, before]) => el.innerHTML !== before",
-                        arg=[chart.locator("svg").first.element_handle(), before],
-                        timeout=5_000,
-                    )
-                except PlaywrightTimeout:
-                    continue
-                changed = True
-                break
+            values = [o for o in options if o != now]
+            changed = _changes_chart(page, chart, values, menu.select_option)
             assert changed, (
                 f"menu {j} of chart {chart.get_attribute('id')} on {loaded.path} "  # type: ignore[attr-defined]
                 "changes nothing"
