@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from moelaws.allocation._checks import Array, as_array, check_compute, check_positive
+from moelaws.allocation._checks import Array, check_compute
+from moelaws.validation import finite, positive
 
 _PARAMS = ("alpha_A", "alpha_E", "gamma_A", "gamma_E", "mu_A", "mu_E")
 
@@ -33,7 +34,7 @@ def _capacity_params(
     values = dict(zip(_PARAMS, (alpha_A, alpha_E, gamma_A, gamma_E, mu_A, mu_E), strict=True))
     out = []
     for name, v in values.items():
-        arr = check_positive(name, v)
+        arr = positive(name, v)
         if name.startswith("mu") and np.any(arr >= 1):
             raise ValueError(f"{name} must lie in (0, 1) (App. A: sublinear capacity)")
         out.append(arr)
@@ -66,8 +67,8 @@ def eq3_loss(
         For non-positive compute or coefficients, or μ outside (0, 1).
     """
     aa, ae, ga, ge, ma, me = _capacity_params(alpha_A, alpha_E, gamma_A, gamma_E, mu_A, mu_E)
-    ca = check_positive("C_A", C_A)
-    ce = check_positive("C_E", C_E)
+    ca = positive("C_A", C_A)
+    ce = positive("C_E", C_E)
     return aa * ca ** (-ga * ma) + ae * ce ** (-ge * me)
 
 
@@ -86,7 +87,7 @@ def optimality_gap(
         For non-positive ``r`` or ``C``, or invalid capacity parameters.
     """
     aa, ae, ga, ge, ma, me = _capacity_params(alpha_A, alpha_E, gamma_A, gamma_E, mu_A, mu_E)
-    ratio = check_positive("r", r)
+    ratio = positive("r", r)
     c = check_compute(C)
     a, e = ga * ma, ge * me
     c_a = c / (1.0 + ratio)
@@ -211,7 +212,7 @@ def local_exponent(r: Array, *, gamma_A: Array, gamma_E: Array, mu_A: Array, mu_
         For negative ``r`` or invalid capacity parameters.
     """
     a, e = elasticities(gamma_A, gamma_E, mu_A, mu_E)
-    ratio = as_array("r", r)
+    ratio = finite("r", r)
     if np.any(ratio < 0):
         raise ValueError("r must be non-negative")
     return (a - e) / (e + 1 + (a - e) * ratio / (1 + ratio))
@@ -279,12 +280,12 @@ def capacity_parameters_for_eq4(
         For ``α_r <= 0``, ``β_r`` outside [0, 1), non-positive ``a`` or ``alpha_A``, or
         ``mu`` outside (0, 1).
     """
-    ar = float(check_positive("alpha_r", alpha_r))
-    br = float(as_array("beta_r", beta_r))
+    ar = float(positive("alpha_r", alpha_r))
+    br = float(finite("beta_r", beta_r))
     if not 0 <= br < 1:
         raise ValueError("beta_r must lie in [0, 1) for positive elasticities")
-    a_ = float(check_positive("a", a))
-    aa = float(check_positive("alpha_A", alpha_A))
+    a_ = float(positive("a", a))
+    aa = float(positive("alpha_A", alpha_A))
     if not 0 < mu < 1:
         raise ValueError("mu must lie in (0, 1)")
     e = (br * (1 + a_) + a_) / (1 - br)

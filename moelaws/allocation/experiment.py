@@ -23,10 +23,11 @@ import numpy as np
 import pandas as pd
 
 from moelaws import arch
-from moelaws.allocation._checks import Array, check_compute, check_positive
+from moelaws.allocation._checks import Array, check_compute
 from moelaws.allocation.design import flops_split
 from moelaws.arch import MoEConfig
 from moelaws.paper_data import read_csv
+from moelaws.validation import positive
 
 LEVERAGE_ETA = (1.1576, -0.1529)
 """Leverage paper, App. E.1 Eq. 5: η_opt = 1.1576·C^−0.1529 (C in training FLOPs)."""
@@ -74,7 +75,7 @@ def compute_for_eta(eta: Array) -> np.ndarray:
         If ``eta`` is not finite and positive.
     """
     coef, exp = LEVERAGE_ETA
-    return (check_positive("learning rate", eta) / coef) ** (1.0 / exp)
+    return (positive("learning rate", eta) / coef) ** (1.0 / exp)
 
 
 def compute_for_batch(tokens: Array) -> np.ndarray:
@@ -86,7 +87,7 @@ def compute_for_batch(tokens: Array) -> np.ndarray:
         If ``tokens`` is not finite and positive.
     """
     coef, exp = LEVERAGE_BATCH
-    return (check_positive("batch size (tokens)", tokens) / coef) ** (1.0 / exp)
+    return (positive("batch size (tokens)", tokens) / coef) ** (1.0 / exp)
 
 
 def _read(name: str) -> pd.DataFrame:

@@ -28,8 +28,9 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
-from moelaws.allocation._checks import Array, as_array, check_positive, check_ratio, check_sparsity
+from moelaws.allocation._checks import Array, check_ratio, check_sparsity
 from moelaws.paper_data import read_csv
+from moelaws.validation import finite, positive
 
 COEFFICIENT_NAMES: tuple[str, ...] = ("alpha", "beta", "lambda", "gamma", "tau", "a", "b", "c", "d")
 """Table 1's columns, in the paper's order (α, β, λ, γ, τ, a, b, c, d)."""
@@ -93,11 +94,11 @@ def loss_terms(
     """The five terms of Eq. 2, separately (``model``, ``data``, ``allocation``,
     ``efficiency``, ``irreducible``). Arguments as for :func:`loss`."""
     coef = _coefficients(coefficients)
-    n = check_positive("N (parameters)", N)
-    tokens = check_positive("D (tokens)", D)
+    n = positive("N (parameters)", N)
+    tokens = positive("D (tokens)", D)
     s = check_sparsity(S)
     ratio = check_ratio(r)
-    dev = as_array("R", R)
+    dev = finite("R", R)
     return {
         "model": coef["a"] / n ** coef["alpha"],
         "data": coef["b"] / tokens ** coef["beta"],
@@ -170,7 +171,7 @@ def uniform_loss(vocab_size: Array) -> np.ndarray:
     ValueError
         If ``vocab_size`` is below 2.
     """
-    v = as_array("vocab_size", vocab_size)
+    v = finite("vocab_size", vocab_size)
     if np.any(v < 2):
         raise ValueError("vocab_size must be at least 2")
     return np.log(v)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from moelaws.allocation._checks import Array, as_array, check_compute, check_ratio, check_sparsity
+from moelaws.allocation._checks import Array, check_compute, check_ratio, check_sparsity
+from moelaws.validation import finite
 
 ALPHA_R_COEF = 6.7e-5
 """Section 3.3: α_r = 6.7e-5 · (1 − S)^(−1.23)."""
@@ -53,8 +54,8 @@ def sparsity_from_experts(n_experts: Array, n_active: Array = ACTIVE_EXPERTS) ->
     ValueError
         If ``n_active`` is not positive or exceeds ``n_experts``.
     """
-    e = as_array("n_experts", n_experts)
-    a = as_array("n_active", n_active)
+    e = finite("n_experts", n_experts)
+    a = finite("n_active", n_active)
     if np.any(a <= 0) or np.any(a > e):
         raise ValueError("need 0 < n_active <= n_experts (shared experts counted in both)")
     return (e - a) / e
@@ -157,7 +158,7 @@ def ratio_from_fraction(f: Array) -> Array:
     ValueError
         If ``f`` is outside [0, 1).
     """
-    frac = as_array("f", f)
+    frac = finite("f", f)
     if np.any((frac < 0) | (frac >= 1)):
         raise ValueError("the expert FLOPs fraction f must lie in [0, 1)")
     return frac / (1.0 - frac)

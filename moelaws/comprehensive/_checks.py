@@ -9,14 +9,6 @@ import numpy as np
 Array = np.ndarray
 
 
-def positive(name: str, x: object) -> Array:
-    """``x`` as a float array, or a ValueError if any value is not finite and positive."""
-    arr = np.asarray(x, dtype=float)
-    if np.any(~np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"{name} must be finite and positive")
-    return arr
-
-
 def unit_interval(name: str, x: object) -> Array:
     """``x`` as a float array, or a ValueError if any value lies outside [0, 1]."""
     arr = np.asarray(x, dtype=float)

@@ -22,8 +22,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from moelaws.comprehensive._checks import merge, positive, unit_interval
+from moelaws.comprehensive._checks import merge, unit_interval
 from moelaws.comprehensive.law import read_constants
+from moelaws.validation import positive
 
 Array = np.ndarray
 

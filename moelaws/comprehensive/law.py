@@ -24,8 +24,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from moelaws.comprehensive._checks import active_within_total, merge, positive, unit_interval
+from moelaws.comprehensive._checks import active_within_total, merge, unit_interval
 from moelaws.paper_data import read_csv
+from moelaws.validation import positive
 
 Array = np.ndarray
 

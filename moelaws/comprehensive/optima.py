@@ -9,8 +9,8 @@ from collections.abc import Mapping
 import numpy as np
 from scipy import optimize
 
-from moelaws.comprehensive._checks import positive
 from moelaws.comprehensive.law import constants, loss, size_factor, structure_factor
+from moelaws.validation import positive
 
 Array = np.ndarray
 

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from moelaws.validation import finite, positive
+
 Array = NDArray[np.float64]
 
 EXPONENTS: dict[str, float] = {"N_total": -0.052, "n_exp": 0.023, "n_topk": -0.018}
@@ -29,22 +31,8 @@ EXPERT_MATRICES = 3.0
 """Weight matrices per SwiGLU expert (gate, up, down), each ``d × d/g`` (Eq. 1-2)."""
 
 
-def _array(name: str, x: ArrayLike) -> Array:
-    arr = np.asarray(x, dtype=float)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got {x!r}")
-    return arr
-
-
-def _positive(name: str, x: ArrayLike) -> Array:
-    arr = _array(name, x)
-    if np.any(arr <= 0):
-        raise ValueError(f"{name} must be positive, got {x!r}")
-    return arr
-
-
 def _at_least_one(name: str, x: ArrayLike) -> Array:
-    arr = _array(name, x)
+    arr = finite(name, x)
     if np.any(arr < 1):
         raise ValueError(f"{name} must be at least 1, got {x!r}")
     return arr
@@ -81,7 +69,7 @@ def total_params(
     ValueError
         If an input is not finite, ``l``, ``d`` or ``g`` is not positive, or ``n_exp < 1``.
     """
-    l_, d_, g_ = _positive("l", l), _positive("d", d), _positive("g", g)
+    l_, d_, g_ = positive("l", l), positive("d", d), positive("g", g)
     n = _at_least_one("n_exp", n_exp)
     return l_ * d_**2 * _per_layer(n, g_)
 
@@ -113,7 +101,7 @@ def active_params(
     ValueError
         If an input is not finite, ``l``, ``d`` or ``g`` is not positive, or ``n_topk < 1``.
     """
-    l_, d_, g_ = _positive("l", l), _positive("d", d), _positive("g", g)
+    l_, d_, g_ = positive("l", l), positive("d", d), positive("g", g)
     k = _at_least_one("n_topk", n_topk)
     return l_ * d_**2 * _per_layer(k, g_)
 
@@ -154,7 +142,7 @@ def relative_loss(
     ValueError
         If ``N_total`` is not positive, an expert count is below 1, or ``n_topk > n_exp``.
     """
-    n_total = _positive("N_total", N_total)
+    n_total = positive("N_total", N_total)
     n = _at_least_one("n_exp", n_exp)
     k = _at_least_one("n_topk", n_topk)
     _check_experts(n, k)
@@ -195,7 +183,7 @@ def relative_loss_sparsity(
     ValueError
         If ``N_total`` is not positive, ``s < 1``, ``n_exp < 1`` or ``s > n_exp``.
     """
-    n_total = _positive("N_total", N_total)
+    n_total = positive("N_total", N_total)
     s_ = _at_least_one("s", s)
     n = _at_least_one("n_exp", n_exp)
     if np.any(s_ > n):
@@ -249,7 +237,7 @@ def active_total_ratio(n_exp: ArrayLike, s: ArrayLike, g: ArrayLike = 4.0) -> Ar
     """
     n = _at_least_one("n_exp", n_exp)
     s_ = _at_least_one("s", s)
-    g_ = _positive("g", g)
+    g_ = positive("g", g)
     if np.any(s_ > n):
         raise ValueError("s must not exceed n_exp (that would mean fewer than one active expert)")
     return _per_layer(n / s_, g_) / _per_layer(n, g_)
@@ -307,7 +295,7 @@ def implied_granularity(
     ValueError
         If the counts are out of domain or the ratio is not achievable with a positive ``g``.
     """
-    total, active = _positive("N_total", N_total), _positive("N_active", N_active)
+    total, active = positive("N_total", N_total), positive("N_active", N_active)
     n, k = _at_least_one("n_exp", n_exp), _at_least_one("n_topk", n_topk)
     _check_experts(n, k)
     ratio = total / active

@@ -33,12 +33,12 @@ from moelaws.holistic.laws import (
     VOCAB_SIZE,
     ArrayLike,
     HeadSettings,
-    _positive,
     counts,
     head_settings,
     optimal_flops_per_token,
     optimal_tokens,
 )
+from moelaws.validation import positive
 
 DESIGN_DOMAIN: tuple[float, float] = (1e17, 1e24)
 """Budgets :func:`design` accepts: from a decade below the paper's smallest scale (1e18) to the
@@ -56,7 +56,7 @@ def optimal_m_over_na(C: ArrayLike) -> np.ndarray:
     ValueError
         If any C is not finite and positive.
     """
-    return optimal_ratio_fit(6.0)(_positive("C", C))
+    return optimal_ratio_fit(6.0)(positive("C", C))
 
 
 def chosen_n_over_na(C: ArrayLike) -> np.ndarray:
@@ -68,7 +68,7 @@ def chosen_n_over_na(C: ArrayLike) -> np.ndarray:
     ValueError
         If any C is not finite and positive.
     """
-    c = _positive("C", C)
+    c = positive("C", C)
     x = np.log10([float(s) for s in SCALES])
     y = [float(F4_CHOSEN_N_OVER_NA[s]) for s in SCALES]
     return np.interp(np.log10(c), x, y)
@@ -206,7 +206,7 @@ def design_report(
         [1, (N_e + 1)/(K + 1)), ``align`` or ``tolerance`` invalid, or no aligned integer
         architecture lies within the tolerance.
     """
-    c = float(_positive("C", C))
+    c = float(positive("C", C))
     lo, hi = DESIGN_DOMAIN
     if not lo <= c <= hi:
         raise ValueError(
@@ -234,7 +234,7 @@ def design_report(
             f"no integer layer count realises M/N_a = {r:.3f}, N/N_a = {n:.2f} at C = {c:.3g} "
             f"with {heads}"
         )
-    d_t = float(rng.median) if d is None else float(_positive("d", d))
+    d_t = float(rng.median) if d is None else float(positive("d", d))
     cand = _candidates(m_t, n_a_t, n_t, heads, rng, align)
     cand = cand[cand["dev"] <= tolerance]
     if cand.empty:

@@ -29,8 +29,8 @@ from moelaws.holistic.laws import (
     ArrayLike,
     HeadSettings,
     _check_routing,
-    _positive,
 )
+from moelaws.validation import positive
 
 
 @dataclass(frozen=True)
@@ -66,10 +66,10 @@ def _validate(
     M: ArrayLike, N_a: ArrayLike, N: ArrayLike, n_q: int, n_kv: int, d_qkv: int,
     seq_len: int, top_k: int, n_experts: int, dense_ratio: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    M, N_a, N = _positive("M", M), _positive("N_a", N_a), _positive("N", N)
+    M, N_a, N = positive("M", M), positive("N_a", N_a), positive("N", N)
     HeadSettings(d_qkv, n_q, n_kv)
-    _positive("seq_len", seq_len)
-    _positive("dense_ratio", dense_ratio)
+    positive("seq_len", seq_len)
+    positive("dense_ratio", dense_ratio)
     _check_routing(top_k, n_experts)
     return np.broadcast_arrays(M, N_a, N)
 
@@ -221,7 +221,7 @@ def solve_layers(
         For non-positive or non-finite inputs or invalid settings.
     """
     M, N_a, N = _validate(M, N_a, N, n_q, n_kv, d_qkv, seq_len, top_k, n_experts, dense_ratio)
-    d = _positive("d", d)
+    d = positive("d", d)
     layers, attn_params, rest, volume, _ = _structure(
         M, N_a, N, n_q, n_kv, d_qkv, seq_len, top_k, n_experts
     )

@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from moelaws.holistic.data import SCALES, load_table4
+from moelaws.validation import non_negative, positive
 
 ArrayLike = float | np.ndarray
 
@@ -36,20 +37,6 @@ EQ2_D_EXP = 0.4563
 """Eq. 2 as printed: M_opt = 0.04368·C^0.5437, D_opt = 22.8929·C^0.4563. The text extraction
 drops the leading digits ("28929", "04368"); Table 2 fixes them (0.04368·(1e18)^0.5437 =
 0.2672e9 and 22.8929·(1e18)^0.4563 = 3.742e9)."""
-
-
-def _positive(name: str, x: ArrayLike) -> np.ndarray:
-    arr = np.asarray(x, dtype=float)
-    if np.any(~np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"{name} must be finite and positive")
-    return arr
-
-
-def _non_negative(name: str, x: ArrayLike) -> np.ndarray:
-    arr = np.asarray(x, dtype=float)
-    if np.any(~np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError(f"{name} must be finite and non-negative")
-    return arr
 
 
 def _check_routing(top_k: int, n_experts: int) -> None:
@@ -75,7 +62,7 @@ def optimal_flops_per_token(C: ArrayLike) -> np.ndarray:
     ValueError
         If any C is not finite and positive.
     """
-    return EQ2_M_COEF * _positive("C", C) ** EQ2_M_EXP
+    return EQ2_M_COEF * positive("C", C) ** EQ2_M_EXP
 
 
 def optimal_tokens(C: ArrayLike) -> np.ndarray:
@@ -86,7 +73,7 @@ def optimal_tokens(C: ArrayLike) -> np.ndarray:
     ValueError
         If any C is not finite and positive.
     """
-    return EQ2_D_COEF * _positive("C", C) ** EQ2_D_EXP
+    return EQ2_D_COEF * positive("C", C) ** EQ2_D_EXP
 
 
 @dataclass(frozen=True)
@@ -153,7 +140,7 @@ def head_settings(C: float) -> HeadSettings:
     ValueError
         If C is not finite and positive.
     """
-    c = float(_positive("C", C))
+    c = float(positive("C", C))
     intercept, slope = head_width_rule()
     exponent = int(np.clip(round(intercept + slope * math.log10(c)), 8, 14))
     width = 2**exponent
@@ -224,15 +211,15 @@ def counts(
         For non-positive d, d_m or head settings, negative layer counts, a model without
         layers, or K not in (0, N_e).
     """
-    d = _positive("d", d)
-    d_m = _positive("d_m", d_m)
-    L_d = _non_negative("L_d", L_d)
-    L_m = _non_negative("L_m", L_m)
+    d = positive("d", d)
+    d_m = positive("d_m", d_m)
+    L_d = non_negative("L_d", L_d)
+    L_m = non_negative("L_m", L_m)
     if np.any(L_d + L_m <= 0):
         raise ValueError("a model needs at least one layer (L_d + L_m > 0)")
     HeadSettings(d_qkv, n_q, n_kv)
-    _positive("seq_len", seq_len)
-    _positive("dense_ratio", dense_ratio)
+    positive("seq_len", seq_len)
+    positive("dense_ratio", dense_ratio)
     _check_routing(top_k, n_experts)
     L = L_d + L_m
     n_a = (
@@ -310,10 +297,10 @@ def counts_from_ratios(
     ValueError
         For non-positive M or d, ratios outside [0, 1] or r_a + r_m > 1.
     """
-    M = _positive("M", M)
-    d = _positive("d", d)
-    r_a = _non_negative("r_a", r_a)
-    r_m = _non_negative("r_m", r_m)
+    M = positive("M", M)
+    d = positive("d", d)
+    r_a = non_negative("r_a", r_a)
+    r_m = non_negative("r_m", r_m)
     if np.any(r_a > 1) or np.any(r_m > 1) or np.any(r_a + r_m > 1 + 1e-12):
         raise ValueError("resource ratios must lie in [0, 1] with r_a + r_m <= 1 (r_d >= 0)")
     HeadSettings(1, n_q, n_kv)
@@ -333,7 +320,7 @@ def normalised_coordinates(
     ValueError
         If any input is not finite and positive.
     """
-    M, N_a, N = _positive("M", M), _positive("N_a", N_a), _positive("N", N)
+    M, N_a, N = positive("M", M), positive("N_a", N_a), positive("N", N)
     return M / N_a, N / N_a
 
 
@@ -356,9 +343,9 @@ def coordinates_from_shares(
     ValueError
         For non-positive d, r_a outside [0, 1) or r_m^(N_a) outside [0, 1].
     """
-    d = _positive("d", d)
-    r_a = _non_negative("r_a", r_a)
-    r_m_active = _non_negative("r_m_active", r_m_active)
+    d = positive("d", d)
+    r_a = non_negative("r_a", r_a)
+    r_m_active = non_negative("r_m_active", r_m_active)
     if np.any(r_a >= 1):
         raise ValueError("r_a must be below 1 (a model needs parameters besides attention)")
     if np.any(r_m_active > 1):

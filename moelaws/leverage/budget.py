@@ -13,6 +13,8 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
+from moelaws.validation import positive
+
 ArrayLike = float | Sequence[float] | np.ndarray
 
 SEQ_LEN = 4096
@@ -37,13 +39,6 @@ class Allocation(NamedTuple):
     D: np.ndarray
 
 
-def _positive(name: str, x: ArrayLike) -> np.ndarray:
-    arr = np.asarray(x, dtype=float)
-    if np.any(~np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"{name} must be finite and positive")
-    return arr
-
-
 def _unit(unit: str) -> float:
     if unit == "tokens":
         return 1.0
@@ -63,7 +58,7 @@ def optimal_learning_rate(C: ArrayLike) -> np.ndarray:
         If ``C`` is not positive.
     """
     coef, exp = EQ5_LR
-    return coef * _positive("the compute budget C", C) ** exp
+    return coef * positive("the compute budget C", C) ** exp
 
 
 def optimal_batch_size(C: ArrayLike, *, unit: Literal["tokens", "sequences"] = "tokens"):
@@ -79,7 +74,7 @@ def optimal_batch_size(C: ArrayLike, *, unit: Literal["tokens", "sequences"] = "
         If ``C`` is not positive or ``unit`` is unknown.
     """
     coef, exp = EQ5_BATCH
-    return coef * _positive("the compute budget C", C) ** exp / _unit(unit)
+    return coef * positive("the compute budget C", C) ** exp / _unit(unit)
 
 
 def budget_for_learning_rate(eta: ArrayLike) -> np.ndarray:
@@ -91,7 +86,7 @@ def budget_for_learning_rate(eta: ArrayLike) -> np.ndarray:
         If ``eta`` is not positive.
     """
     coef, exp = EQ5_LR
-    return (_positive("the learning rate", eta) / coef) ** (1.0 / exp)
+    return (positive("the learning rate", eta) / coef) ** (1.0 / exp)
 
 
 def budget_for_batch_size(
@@ -105,7 +100,7 @@ def budget_for_batch_size(
         If ``B`` is not positive or ``unit`` is unknown.
     """
     coef, exp = EQ5_BATCH
-    tokens = _positive("the batch size", B) * _unit(unit)
+    tokens = positive("the batch size", B) * _unit(unit)
     return (tokens / coef) ** (1.0 / exp)
 
 
@@ -139,7 +134,7 @@ def compute_optimal_allocation(C: ArrayLike, family: Literal["moe", "dense"]) ->
         If ``C`` is not positive or ``family`` is unknown.
     """
     law = _family(family)
-    C = _positive("the compute budget C", C)
+    C = positive("the compute budget C", C)
     (km, em), (kd, ed) = law["M"], law["D"]
     return Allocation(km * C**em, kd * C**ed)
 
@@ -156,4 +151,4 @@ def compute_optimal_budget(M: ArrayLike, family: Literal["moe", "dense"]) -> np.
         If ``M`` is not positive or ``family`` is unknown.
     """
     km, em = _family(family)["M"]
-    return (_positive("the model scale M", M) / km) ** (1.0 / em)
+    return (positive("the model scale M", M) / km) ** (1.0 / em)

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from moelaws.validation import finite, positive
+
 ArrayLike = float | Sequence[float] | np.ndarray
 
 TABLE6: dict[str, float] = {
@@ -43,24 +45,10 @@ BASES: dict[str, float] = {"e": math.e, "10": 10.0, "2": 2.0}
 """The candidate logarithm bases of :func:`log_base_analysis`."""
 
 
-def _array(name: str, x: ArrayLike) -> np.ndarray:
-    arr = np.asarray(x, dtype=float)
-    if np.any(~np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite")
-    return arr
-
-
 def _activation(A: ArrayLike) -> np.ndarray:
-    arr = _array("A", A)
+    arr = finite("A", A)
     if np.any(arr <= 0) or np.any(arr > 1):
         raise ValueError("the activation ratio A must lie in (0, 1]")
-    return arr
-
-
-def _positive(name: str, x: ArrayLike) -> np.ndarray:
-    arr = _array(name, x)
-    if np.any(arr <= 0):
-        raise ValueError(f"{name} must be positive")
     return arr
 
 
@@ -121,8 +109,8 @@ def leverage_exponent(
     ValueError
         If ``G`` or ``C`` is not positive, or a base is not a valid logarithm base.
     """
-    G = _positive("the granularity G", G)
-    C = _positive("the compute budget C", C)
+    G = positive("the granularity G", G)
+    C = positive("the compute budget C", C)
     log_c = np.log(C) / math.log(_base("log_base_c", log_base_c))
     log_g = np.log(G) / math.log(_base("log_base_g", log_base_g))
     return a + d * log_c + gamma * log_g**2 + beta * log_g
@@ -285,7 +273,7 @@ def landscape(
         Long format: columns ``A``, ``G``, ``C``, ``EL``.
     """
     A = np.geomspace(0.005, 1.0, 40) if A is None else _activation(A).ravel()
-    G = np.geomspace(1.0, 64.0, 40) if G is None else _positive("G", G).ravel()
+    G = np.geomspace(1.0, 64.0, 40) if G is None else positive("G", G).ravel()
     grid_a, grid_g = np.meshgrid(A, G, indexing="ij")
     el = efficiency_leverage(grid_a, grid_g, C, **coefficients)
     return pd.DataFrame(
