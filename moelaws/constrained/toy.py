@@ -8,17 +8,16 @@ corpus, and apply the same analysis (:mod:`moelaws.constrained.regression`) to o
 
 Training is slow on CPU, so the runs are cached in ``moelaws/data/constrained/toy_design.*.csv``
 (written by :func:`moelaws.torchmoe.sweep.sweep`); :func:`load_runs` only reads that file and
-never trains. Regenerate it with::
+never trains. The runs are the named sweeps ``toy_design`` (with its seed check) and
+``toy_design_seeds`` of the book's one training entry point::
 
-    python -m moelaws.constrained.toy            # trains only what the cache lacks
-    python -m moelaws.constrained.toy --retrain  # retrains everything
+    python -m moelaws.torchmoe.sweep --run toy_design          # trains only what the cache lacks
+    python -m moelaws.torchmoe.sweep --regenerate toy_design   # retrains everything
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -230,17 +229,8 @@ def _read_runs(csv: Path, seeds: Sequence[int]) -> pd.DataFrame:
     return out.sort_values(["l", "n_exp", "n_topk", "seed"]).reset_index(drop=True)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m moelaws.constrained.toy",
-        description="Train (or complete) the cached toy runs of the constrained chapter.",
-    )
-    parser.add_argument("--retrain", action="store_true", help="retrain every run")
-    args = parser.parse_args(argv)
-    df = regenerate(retrain=args.retrain)
-    print(df.to_string(index=False))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+NAMED_SWEEPS: dict[str, Callable[..., pd.DataFrame]] = {
+    SWEEP_NAME: regenerate,
+    SEED_SWEEP_NAME: regenerate_seeds,
+}
+"""The named sweeps of ``python -m moelaws.torchmoe.sweep`` (``run(retrain=, progress=)``)."""
