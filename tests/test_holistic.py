@@ -11,7 +11,8 @@ import pytest
 
 from moelaws import arch
 from moelaws import holistic as h
-from moelaws.holistic import analysis, data
+from moelaws.holistic import analysis
+from moelaws.holistic import tables as data
 from moelaws.holistic.transcribe import main as transcribe_main
 from moelaws.holistic.transcribe import parse_appendix_tables
 

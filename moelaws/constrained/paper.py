@@ -22,7 +22,7 @@ from moelaws.compare.regimes import Range, flags
 from moelaws.compare.verdicts import NAN, caveats, require_moe
 from moelaws.constrained import tables
 from moelaws.constrained.design import Design, candidates, optimize
-from moelaws.constrained.laws import relative_loss, total_params
+from moelaws.constrained.law import relative_loss, total_params
 from moelaws.constrained.toy import PAPER_EXPERTS
 from moelaws.papers import CalculatorBlock, Card, Convention, Paper
 

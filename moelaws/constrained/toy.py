@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from moelaws.constrained.laws import active_params, total_params
+from moelaws.constrained.law import active_params, total_params
 from moelaws.paper_data import data_dir
 
 PAPER_EXPERTS: tuple[tuple[int, int], ...] = (

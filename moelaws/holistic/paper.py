@@ -17,14 +17,14 @@ from moelaws.arch.counting import holistic_counts
 from moelaws.compare.recommend import Budget, Recommendation, arch_checks, not_applicable
 from moelaws.compare.regimes import Range, flags
 from moelaws.compare.verdicts import NAN, caveats, require_moe, tokens_or_nan
-from moelaws.holistic.data import SCALES
 from moelaws.holistic.design import (
     DESIGN_DOMAIN,
     chosen_n_over_na,
     design_report,
     optimal_m_over_na,
 )
-from moelaws.holistic.laws import optimal_flops_per_token, optimal_tokens
+from moelaws.holistic.law import optimal_flops_per_token, optimal_tokens
+from moelaws.holistic.tables import SCALES
 from moelaws.papers import CalculatorBlock, Card, Convention, Paper
 
 ID = "holistic"
