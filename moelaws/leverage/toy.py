@@ -126,7 +126,8 @@ def load_runs(design: str = "frontier") -> pd.DataFrame:
     _design(design)
     path = cache_dir() / f"{CACHE_NAMES[design]}.runs.csv"
     if not path.exists():
-        raise FileNotFoundError(f"{path} is missing; run python -m moelaws.leverage.toy")
+        raise FileNotFoundError(
+            f"{path} is missing; run python -m moelaws.torchmoe.sweep --run {CACHE_NAMES[design]}")
     runs = pd.read_csv(path)
     runs["family"] = [family_name(int(e)) for e in runs["n_experts"]]
     runs["A"] = np.where(runs["n_experts"] > 0,
