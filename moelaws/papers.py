@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -136,8 +136,7 @@ class Paper:
     verdict: Callable[[MoEConfig, float | None], dict[str, Any]] | None = None
     card: Card | None = None
     calculator: CalculatorBlock | None = None
-    toy_sweeps: Callable[[], Mapping[str, Callable[..., pd.DataFrame]]] | None = field(
-        default=None)
+    toy_sweeps: Callable[[], Mapping[str, Callable[..., pd.DataFrame]]] | None = None
 
     def __post_init__(self) -> None:
         if not self.id.isidentifier():

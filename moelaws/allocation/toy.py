@@ -133,7 +133,8 @@ def load_runs() -> pd.DataFrame:
     """
     path = _data_dir() / f"{SWEEP_NAME}.runs.csv"
     if not path.exists():
-        raise FileNotFoundError(f"{path} is missing; run python -m moelaws.torchmoe.sweep --run toy_allocation")
+        raise FileNotFoundError(
+            f"{path} is missing; run python -m moelaws.torchmoe.sweep --run {SWEEP_NAME}")
     return _annotate(pd.read_csv(path))
 
 

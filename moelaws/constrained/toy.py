@@ -197,7 +197,8 @@ def load_curves(path: str | Path | None = None) -> pd.DataFrame:
     runs_csv = csv.with_name(csv.name.replace(".curves.", ".runs."))
     for f in (csv, runs_csv):
         if not f.exists():
-            raise FileNotFoundError(f"{f} not found; run `python -m moelaws.torchmoe.sweep --run toy_design`")
+            raise FileNotFoundError(
+                f"{f} not found; run `python -m moelaws.torchmoe.sweep --run {SWEEP_NAME}`")
     keys = pd.read_csv(runs_csv)[["key", "label", "seed", "steps"]]
     keys = keys[(keys["seed"] == SEED) & (keys["steps"] == STEPS)]
     curves = pd.read_csv(csv).merge(keys[["key", "label"]], on="key")
@@ -208,7 +209,8 @@ def load_curves(path: str | Path | None = None) -> pd.DataFrame:
 
 def _read_runs(csv: Path, seeds: Sequence[int]) -> pd.DataFrame:
     if not csv.exists():
-        raise FileNotFoundError(f"{csv} not found; run `python -m moelaws.torchmoe.sweep --run toy_design`")
+        raise FileNotFoundError(
+            f"{csv} not found; run `python -m moelaws.torchmoe.sweep --run {SWEEP_NAME}`")
     raw = pd.read_csv(csv)
     wanted = set(configs(int(raw["vocab_size"].iloc[0])))
     raw = raw[raw["label"].isin(wanted) & raw["seed"].isin(seeds) & (raw["steps"] == STEPS)]
