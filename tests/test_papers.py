@@ -13,6 +13,7 @@ import importlib
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -193,3 +194,33 @@ def test_shared_modules_name_no_paper(module: str) -> None:
                         if isinstance(node, ast.ImportFrom) and node.module == "moelaws"
                         for alias in node.names if alias.name in ids})
     assert named == [] and imported == [], (named, imported)
+
+
+# --- one entry point for toy training ---------------------------------------------------------
+
+
+def test_toy_sweeps_have_one_entry_point(capsys) -> None:
+    from moelaws.torchmoe import sweep
+
+    every = sweep.named_sweeps()
+    assert list(every)[: len(sweep.SWEEPS)] == list(sweep.SWEEPS)
+    for name in ("toy_el", "toy_el_d32", "toy_design", "toy_design_seeds", "toy_allocation"):
+        assert name in every
+    assert sweep.main(["--list"]) == 0
+    assert capsys.readouterr().out.split() == list(every)
+
+    calls = []
+
+    def run(*, retrain: bool, progress: bool) -> pd.DataFrame:
+        calls.append(retrain)
+        return pd.DataFrame({"label": ["a"], "val_loss": [1.0]})
+
+    extra = dataclasses.replace(TOY, toy_sweeps=lambda: {"toy_law_sweep": run})
+    with papers.registered(extra):
+        assert list(sweep.named_sweeps())[-1] == "toy_law_sweep"
+        assert sweep.main(["--regenerate", "toy_law_sweep"]) == 0
+    assert calls == [True]
+    assert "== toy_law_sweep" in capsys.readouterr().out
+    clash = dataclasses.replace(TOY, toy_sweeps=lambda: {"toy_el": None})
+    with papers.registered(clash), pytest.raises(ValueError, match="already taken"):
+        sweep.named_sweeps()
