@@ -3,7 +3,9 @@
 The five papers count parameters and compute differently; each convention below applies one
 paper's formulas to a configuration. Where a paper's architecture family lacks a feature that
 a configuration has (shared experts, leading dense layers, MLA attention), the generalisation
-used is stated in the function's docstring.
+used is stated in the function's docstring. Each paper's adapter (:mod:`moelaws.papers`, role
+``convention``) names its function here; :func:`counts` and :func:`conventions` read the
+conventions from that registry, so this module keeps no list of papers.
 
 Conventions
 -----------
