@@ -2,8 +2,10 @@
 
 Subpackages: :mod:`moelaws.arch` (configurations and every paper's counting conventions),
 :mod:`moelaws.fit` (the book's scaling-law fitting recipe), :mod:`moelaws.claims` (the registry
-of every reproduced number), :mod:`moelaws.charts` (offline Altair rendering). Importing
-``moelaws`` does not import torch.
+of every reproduced number), :mod:`moelaws.charts` (offline Altair rendering), and one
+subpackage per paper, each exposing its adapter ``moelaws.<paper>.paper.PAPER``; the registry of
+papers, in reading order, is :mod:`moelaws.papers`. Importing ``moelaws`` does not import
+torch.
 """
 
 __version__ = "0.1.0"

@@ -31,7 +31,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from moelaws import arch, claims
+from moelaws import arch, claims, papers
 from moelaws.compare import counting, report
 
 _NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
@@ -103,7 +103,7 @@ def _print_table(results: list[claims.ClaimResult]) -> None:
     for r in results:
         by_paper.setdefault(r.claim.paper, []).append(r)
     for paper, rows in by_paper.items():
-        print(f"== {paper}: {claims.PAPER_TITLES[paper]}")
+        print(f"== {paper}: {papers.get(paper).title}")
         width = min(max(len(f"{r.claim.ref}: {r.claim.quantity}") for r in rows), 90)
         for r in rows:
             label = f"{r.claim.ref}: {r.claim.quantity}"
@@ -130,12 +130,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m moelaws", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     rep = sub.add_parser("reproduce", help="evaluate the registered claims")
+    with_claims = papers.ids("claims")
     rep.add_argument(
         "--paper",
         action="append",
-        choices=claims.PAPERS,
+        choices=with_claims,
         metavar="ID",
-        help=f"only this paper's claims (repeatable); one of {', '.join(claims.PAPERS)}",
+        help=f"only this paper's claims (repeatable); one of {', '.join(with_claims)}",
     )
     rep.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     rep.set_defaults(func=_reproduce)

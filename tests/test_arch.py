@@ -179,11 +179,11 @@ def test_from_dict_round_trip_and_errors() -> None:
 def test_every_preset_counts_under_every_convention() -> None:
     for cfg in arch.PRESETS.values():
         assert cfg.source
-        for conv in arch.CONVENTIONS:
+        for conv in arch.conventions():
             c = arch.counts(cfg, conv)
             assert c.total >= c.active > 0
         table = arch.conventions_table(cfg)
-        assert list(table.index) == list(arch.CONVENTIONS)
+        assert list(table.index) == list(arch.conventions())
     table = arch.presets_table()
     assert list(table.index) == list(arch.PRESETS)
     assert table.loc["Mixtral-8x7B", "s = n_exp/n_topk (constrained)"] == 4

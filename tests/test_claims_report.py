@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from moelaws import claims
+from moelaws import claims, papers
 from moelaws.claims import report
 from moelaws.claims.core import Claim, ClaimResult
 
@@ -99,7 +99,7 @@ def test_registry_table_has_one_row_per_claim() -> None:
 
 def test_overview_covers_every_paper() -> None:
     table = report.overview()
-    assert list(table.index) == list(claims.PAPERS)
+    assert list(table.index) == list(papers.ids("claims"))
     assert table.loc["anatomy", "claims"] == len(claims.all_claims("anatomy"))
 
 

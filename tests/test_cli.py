@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from moelaws import claims
+from moelaws import arch, claims, papers
 from moelaws.cli import main
 
 
@@ -61,7 +61,7 @@ def test_exit_status_is_one_when_a_claim_fails(monkeypatch: pytest.MonkeyPatch, 
 def test_design_table_lists_every_paper_and_what_is_missing() -> None:
     proc = run("design", "--compute", "1e22")
     assert proc.returncode == 0, proc.stderr
-    for paper in ("leverage", "holistic", "comprehensive", "constrained", "allocation"):
+    for paper in papers.ids("recommend"):
         assert f"== {paper}:" in proc.stdout
     assert "not applicable: needs --total-params and --active-params" in proc.stdout
     assert "288 experts + 1 shared" in proc.stdout  # the holistic design
@@ -90,14 +90,12 @@ def test_counts_table_for_a_preset() -> None:
     proc = run("counts", "mixtral-8x7b")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Mixtral-8x7B")
-    for conv in ("exact", "holistic", "leverage", "comprehensive", "constrained", "allocation"):
+    for conv in arch.conventions():
         assert f"\n{conv} " in proc.stdout
     assert "s = n_exp/n_topk (constrained)" in proc.stdout
 
 
 def test_counts_json_from_a_config_file(tmp_path) -> None:
-    from moelaws import arch
-
     cfg = arch.preset("OLMoE-1B-7B").replace(name="my-olmoe", n_experts=32)
     path = tmp_path / "cfg.json"
     path.write_text(json.dumps(cfg.to_dict()))

@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 
 from moelaws import allocation as al
-from moelaws import arch
+from moelaws import arch, papers
 from moelaws import comprehensive as cl
 from moelaws import constrained as con
 from moelaws import holistic as h
 from moelaws import leverage as lev
 from moelaws.compare import counting, recommend, regimes, tokens, verdicts
+from moelaws.constrained import paper as constrained_paper
 
 # --- tokens and fitted ranges ----------------------------------------------------------------
 
@@ -61,7 +62,7 @@ def test_flags() -> None:
 
 def test_leverage_verdict_is_eq4_at_training_compute() -> None:
     cfg = arch.preset("DeepSeek-V3")
-    row = verdicts.leverage_verdict(cfg, 14.8e12)
+    row = papers.get("leverage").verdict(cfg, 14.8e12)
     C = arch.counts(cfg, "leverage").compute_per_token * 14.8e12
     A = (8 + 1) / (256 + 1)
     G = 2 * 7168 / 2048
@@ -75,10 +76,10 @@ def test_leverage_verdict_is_eq4_at_training_compute() -> None:
 
 def test_verdicts_without_tokens_are_nan_not_invented() -> None:
     cfg = arch.preset("Mixtral-8x7B")
-    assert math.isnan(verdicts.leverage_verdict(cfg, None)["EL"])
-    assert math.isnan(verdicts.allocation_verdict(cfg, None)["r*"])
-    assert math.isnan(verdicts.holistic_verdict(cfg, None)["M_opt"])
-    row = verdicts.comprehensive_verdict(cfg, None)
+    assert math.isnan(papers.get("leverage").verdict(cfg, None)["EL"])
+    assert math.isnan(papers.get("allocation").verdict(cfg, None)["r*"])
+    assert math.isnan(papers.get("holistic").verdict(cfg, None)["M_opt"])
+    row = papers.get("comprehensive").verdict(cfg, None)
     assert math.isnan(row["ΔL to compute optimum at fixed N, C"])
     assert row["ΔL from G"] > 0  # G = 2 is far below G_opt: computable without D
     assert "unpublished" in row["caveat"]
@@ -86,8 +87,8 @@ def test_verdicts_without_tokens_are_nan_not_invented() -> None:
 
 def test_comprehensive_gaps_do_not_depend_on_tokens() -> None:
     cfg = arch.preset("Qwen3-30B-A3B")
-    a = verdicts.comprehensive_verdict(cfg, 1e12)
-    b = verdicts.comprehensive_verdict(cfg, 36e12)
+    a = papers.get("comprehensive").verdict(cfg, 1e12)
+    b = papers.get("comprehensive").verdict(cfg, 36e12)
     for key in ("ΔL from G", "ΔL from S", "ΔL to optimum at fixed N, D"):
         assert a[key] == pytest.approx(b[key], abs=1e-12)
     c = arch.counts(cfg, "comprehensive")
@@ -101,7 +102,7 @@ def test_comprehensive_gaps_do_not_depend_on_tokens() -> None:
 
 def test_constrained_verdict_runs_algorithm_1_on_the_models_budgets() -> None:
     cfg = arch.preset("Qwen3-235B-A22B")
-    row = verdicts.constrained_verdict(cfg)
+    row = papers.get("constrained").verdict(cfg, None)
     c = arch.counts(cfg, "constrained")
     design = con.optimize(c.total, c.active, 64)
     assert row["routine (l, d, n_exp, n_topk)"] == (design.l, design.d, design.n_exp,
@@ -116,24 +117,24 @@ def test_constrained_grid_extends_when_128_experts_cannot_fit() -> None:
     c = arch.counts(cfg, "constrained")
     with pytest.raises(ValueError, match="no configuration fits"):
         con.optimize(c.total, c.active, 64)
-    assert verdicts.constrained_expert_grid(cfg, c.total, c.active)[-1] == 256
-    assert verdicts.constrained_expert_grid(arch.preset("Kimi-K2"), 1e12, 3e10)[-1] >= 512
+    assert constrained_paper.expert_grid(cfg, c.total, c.active)[-1] == 256
+    assert constrained_paper.expert_grid(arch.preset("Kimi-K2"), 1e12, 3e10)[-1] >= 512
 
 
 def test_holistic_verdict_matches_the_design_pipeline() -> None:
     cfg = arch.preset("Qwen3-30B-A3B")
-    row = verdicts.holistic_verdict(cfg, 36e12)
+    row = papers.get("holistic").verdict(cfg, 36e12)
     C = arch.counts(cfg, "holistic").compute_per_token * 36e12
     assert row["M_opt"] == pytest.approx(float(h.optimal_flops_per_token(C)))
     assert row["design d"] == h.design_report(C).config.d_model
-    big = verdicts.holistic_verdict(arch.preset("DeepSeek-V3"), 14.8e12)
+    big = papers.get("holistic").verdict(arch.preset("DeepSeek-V3"), 14.8e12)
     assert math.isnan(big["design d"]) and math.isfinite(big["M_opt"])
     assert "design domain" in big["caveat"]
 
 
 def test_allocation_verdict_is_eq1() -> None:
     cfg = arch.preset("OLMoE-1B-7B")
-    row = verdicts.allocation_verdict(cfg, 5e12)
+    row = papers.get("allocation").verdict(cfg, 5e12)
     split = al.flops_split(cfg)
     C = split["training_flops_per_token"] * 5e12
     assert row["S"] == pytest.approx(1 - 8 / 64)
@@ -143,7 +144,7 @@ def test_allocation_verdict_is_eq1() -> None:
 
 def test_dense_configurations_are_rejected() -> None:
     with pytest.raises(ValueError, match="dense"):
-        verdicts.leverage_verdict(arch.preset("Dense-6.1B"), 1e12)
+        papers.get("leverage").verdict(arch.preset("Dense-6.1B"), 1e12)
 
 
 def test_question_table_and_tidy_verdicts() -> None:
@@ -153,10 +154,10 @@ def test_question_table_and_tidy_verdicts() -> None:
     assert table.loc["gpt-oss-20b", "tokens source"].startswith("ASSUMED")
     assert math.isnan(table.loc["gpt-oss-120b", "r*"])
     tidy = verdicts.verdicts(["OLMoE-1B-7B", "MoE-mini"])
-    assert set(tidy["paper"]) == set(regimes.PAPERS)
+    assert set(tidy["paper"]) == set(papers.ids("verdict"))
     assert {"model", "paper", "quantity", "value", "convention", "caveat", "flags"} == set(tidy)
     el = tidy[(tidy["model"] == "MoE-mini") & (tidy["quantity"] == "EL")]["value"].item()
-    assert el == pytest.approx(verdicts.leverage_verdict(arch.preset("MoE-mini"), 1e12)["EL"])
+    assert el == pytest.approx(papers.get("leverage").verdict(arch.preset("MoE-mini"), 1e12)["EL"])
     assert (tidy["quantity"] == "G range (0.001) [low]").any()
     with pytest.raises(ValueError, match="unknown paper"):
         verdicts.question_table("chinchilla")
@@ -246,7 +247,7 @@ def test_recommendations_serialise_to_strict_json() -> None:
     recs = recommend.recommend(compute=1e21, total_params=5e10, active_params=4e9)
     text = json.dumps([r.as_dict() for r in recs], allow_nan=False)
     back = json.loads(text)
-    assert [r["paper"] for r in back] == list(regimes.PAPERS)
+    assert [r["paper"] for r in back] == list(papers.ids("recommend"))
     assert back[1]["config"]["n_experts"] == 288
 
 
@@ -289,8 +290,8 @@ def test_load_config_missing_file_and_unknown_preset(tmp_path) -> None:
 def test_counts_report_equals_arch_counts() -> None:
     cfg = arch.preset("Mixtral-8x7B")
     data = counting.counts_report(cfg)
-    assert set(data["counts"]) == set(arch.CONVENTIONS)
-    for conv in arch.CONVENTIONS:
+    assert set(data["counts"]) == set(arch.conventions())
+    for conv in arch.conventions():
         c = arch.counts(cfg, conv)
         assert data["counts"][conv]["total"] == c.total
         assert data["counts"][conv]["active"] == c.active
@@ -309,7 +310,7 @@ def test_convention_card_values_come_from_arch() -> None:
 
     cfg = arch.preset("DeepSeek-V3")
     table = card.convention_card(cfg)
-    assert list(table.index) == list(regimes.PAPERS)
+    assert list(table.index) == list(papers.ids("card"))
     assert table.loc["comprehensive", "N_a (B)"] == pytest.approx(
         arch.counts(cfg, "comprehensive").active / 1e9)
     assert table.loc["allocation", "r / sparsity value"] == pytest.approx(
@@ -337,13 +338,13 @@ def test_calculator_chart_binds_three_sliders_to_the_grid() -> None:
     from moelaws.compare import calculator
 
     grid = calculator.calculator_grid(progress=False)
-    spec = calculator.calculator_chart(grid, regimes.PAPERS).to_dict()
+    spec = calculator.calculator_chart(grid, papers.ids("calculator")).to_dict()
     params = {p["name"]: p for p in spec["params"]}
     assert set(params) == {"logC", "logN", "pct"}
     assert params["logC"]["bind"]["min"] == calculator.LOG_C[0]
     assert params["pct"]["bind"]["options"] == list(calculator.ACTIVE_PCT)
     with pytest.raises(ValueError, match="calculator_grid"):
-        calculator.calculator_chart(grid.drop(columns="text"), regimes.PAPERS)
+        calculator.calculator_chart(grid.drop(columns="text"), papers.ids("calculator"))
 
 
 def test_recommendation_table_lines_and_arch_checks() -> None:

@@ -11,7 +11,8 @@ import pytest
 
 from moelaws import arch
 from moelaws import holistic as h
-from moelaws.holistic import analysis, data
+from moelaws.holistic import analysis
+from moelaws.holistic import tables as data
 from moelaws.holistic.transcribe import main as transcribe_main
 from moelaws.holistic.transcribe import parse_appendix_tables
 
@@ -421,7 +422,7 @@ def test_figure3_grid() -> None:
 
 
 def test_remaining_helpers_and_their_errors(tmp_path: Path) -> None:
-    intercept, slope = h.laws.head_width_rule()
+    intercept, slope = h.law.head_width_rule()
     assert 1.0 < slope < 1.2 and round(intercept + slope * 18) == 8
     with pytest.raises(ValueError, match="d must be"):
         h.resource_ratios(-1, 1, 1, 8, n_q=4, n_kv=2, d_qkv=64)

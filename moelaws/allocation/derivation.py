@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from moelaws.allocation._checks import Array, check_compute
+from moelaws.allocation._domain import Array, check_compute
 from moelaws.validation import finite, positive
 
 _PARAMS = ("alpha_A", "alpha_E", "gamma_A", "gamma_E", "mu_A", "mu_E")

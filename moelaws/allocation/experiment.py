@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from moelaws import arch
-from moelaws.allocation._checks import Array, check_compute
+from moelaws.allocation._domain import Array, check_compute
 from moelaws.allocation.design import flops_split
 from moelaws.arch import MoEConfig
 from moelaws.paper_data import read_csv

@@ -28,7 +28,7 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
-from moelaws.allocation._checks import Array, check_ratio, check_sparsity
+from moelaws.allocation._domain import Array, check_ratio, check_sparsity
 from moelaws.paper_data import read_csv
 from moelaws.validation import finite, positive
 

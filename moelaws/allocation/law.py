@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from moelaws.allocation._checks import Array, check_compute, check_ratio, check_sparsity
+from moelaws.allocation._domain import Array, check_compute, check_ratio, check_sparsity
 from moelaws.validation import finite
 
 ALPHA_R_COEF = 6.7e-5

@@ -11,14 +11,16 @@ training compute C = tokens × FLOPs per token, comparable across runs.
 
 The runs are cached as CSV in ``moelaws/data/allocation/`` (files ``toy_allocation.*.csv``
 written by :func:`moelaws.torchmoe.sweep.sweep`); the chapter reads them with
-:func:`load_runs` and :func:`load_curves` and never trains. Regenerate with::
+:func:`load_runs` and :func:`load_curves` and never trains. The runs are the named sweep
+``toy_allocation`` of the book's one training entry point::
 
-    python -m moelaws.allocation.toy   # trains missing runs; --retrain: all 28, ~40 CPU-min
+    python -m moelaws.torchmoe.sweep --run toy_allocation   # trains missing runs
+    python -m moelaws.torchmoe.sweep --regenerate toy_allocation   # all 28, ~40 CPU-min
 """
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -131,7 +133,8 @@ def load_runs() -> pd.DataFrame:
     """
     path = _data_dir() / f"{SWEEP_NAME}.runs.csv"
     if not path.exists():
-        raise FileNotFoundError(f"{path} is missing; run python -m moelaws.allocation.toy")
+        raise FileNotFoundError(
+            f"{path} is missing; run python -m moelaws.torchmoe.sweep --run {SWEEP_NAME}")
     return _annotate(pd.read_csv(path))
 
 
@@ -230,6 +233,5 @@ def toy_optima(curves: pd.DataFrame, steps=CHECKPOINTS, window: int | None = 5) 
     return pd.DataFrame(rows)
 
 
-if __name__ == "__main__":
-    df = regenerate(retrain="--retrain" in sys.argv[1:])
-    print(df[["label", "seed", "val_loss", "cached"]].to_string(index=False))
+NAMED_SWEEPS: dict[str, Callable[..., pd.DataFrame]] = {SWEEP_NAME: regenerate}
+"""The named sweeps of ``python -m moelaws.torchmoe.sweep`` (``run(retrain=, progress=)``)."""

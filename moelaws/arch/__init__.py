@@ -8,10 +8,10 @@
 
 from moelaws.arch.config import MLA, MoEConfig
 from moelaws.arch.counting import (
-    CONVENTIONS,
     Counts,
     active_params,
     attention_weights,
+    conventions,
     counts,
     embedding_params,
     expert_weights,
@@ -32,7 +32,6 @@ from moelaws.arch.ratios import (
 from moelaws.arch.tables import conventions_table, presets_table
 
 __all__ = [
-    "CONVENTIONS",
     "MLA",
     "PRESETS",
     "Counts",
@@ -41,6 +40,7 @@ __all__ = [
     "active_params",
     "all_ratios",
     "attention_weights",
+    "conventions",
     "conventions_table",
     "counts",
     "embedding_params",

@@ -3,7 +3,9 @@
 The five papers count parameters and compute differently; each convention below applies one
 paper's formulas to a configuration. Where a paper's architecture family lacks a feature that
 a configuration has (shared experts, leading dense layers, MLA attention), the generalisation
-used is stated in the function's docstring.
+used is stated in the function's docstring. Each paper's adapter (:mod:`moelaws.papers`, role
+``convention``) names its function here; :func:`counts` and :func:`conventions` read the
+conventions from that registry, so this module keeps no list of papers.
 
 Conventions
 -----------
@@ -37,15 +39,6 @@ import math
 from dataclasses import dataclass
 
 from moelaws.arch.config import MoEConfig
-
-CONVENTIONS: tuple[str, ...] = (
-    "exact",
-    "holistic",
-    "leverage",
-    "comprehensive",
-    "constrained",
-    "allocation",
-)
 
 
 @dataclass(frozen=True)
@@ -287,30 +280,33 @@ def allocation_counts(cfg: MoEConfig) -> Counts:
     )
 
 
-_COUNTERS = {
-    "exact": exact_counts,
-    "holistic": holistic_counts,
-    "leverage": leverage_counts,
-    "comprehensive": comprehensive_counts,
-    "constrained": constrained_counts,
-    "allocation": allocation_counts,
-}
+def conventions() -> tuple[str, ...]:
+    """The names of the conventions: ``"exact"`` and each paper's, in the book's reading order.
+
+    They come from the registry of papers (:mod:`moelaws.papers`, role ``convention``).
+    """
+    from moelaws import papers
+
+    return tuple(p.convention.name for p in papers.having("convention"))
 
 
 def counts(cfg: MoEConfig, convention: str = "exact") -> Counts:
-    """Counts of ``cfg`` under one of :data:`CONVENTIONS`.
+    """Counts of ``cfg`` under one of :func:`conventions`.
 
     Raises
     ------
     ValueError
         If ``convention`` is unknown.
     """
-    try:
-        return _COUNTERS[convention](cfg)
-    except KeyError:
-        raise ValueError(
-            f"unknown convention {convention!r}; choose from {', '.join(CONVENTIONS)}"
-        ) from None
+    if convention == "exact":
+        return exact_counts(cfg)
+    # Imported here: the registry loads the paper subpackages, which import this module.
+    from moelaws import papers
+
+    for paper in papers.having("convention"):
+        if paper.convention.name == convention:
+            return paper.convention.count(cfg)
+    raise ValueError(f"unknown convention {convention!r}; choose from {', '.join(conventions())}")
 
 
 def total_params(cfg: MoEConfig, convention: str = "exact", *, embeddings: bool = False) -> float:

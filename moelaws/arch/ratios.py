@@ -96,18 +96,15 @@ def expert_attention_ratio(cfg: MoEConfig) -> float:
 
 
 def all_ratios(cfg: MoEConfig) -> dict[str, float]:
-    """Every paper's ratios for one configuration (NaN where undefined, e.g. dense models)."""
-    nan = float("nan")
-    moe = cfg.is_moe
-    out = {
-        "A (leverage)": activation_ratio(cfg),
-        "G = 2d/d_e (leverage)": granularity(cfg, "leverage") if moe else nan,
-        "S = E_s/(E_a+E_s) (leverage, comprehensive)": sharing_ratio(cfg) if moe else nan,
-        "G = n_k+n_s (comprehensive)": granularity(cfg, "comprehensive") if moe else nan,
-        "g = d/d_exp (constrained)": granularity(cfg, "constrained") if moe else nan,
-        "s = n_exp/n_topk (constrained)": sparsity(cfg, "constrained") if moe else nan,
-        "S = 1-E_act/E (allocation)": sparsity(cfg, "allocation") if moe else 0.0,
-        "r = C_E/C_A (allocation)": expert_attention_ratio(cfg),
-    }
-    out.update({f"{k} (holistic)": v for k, v in holistic_ratios(cfg).items()})
+    """Every paper's ratios for one configuration (NaN where undefined, e.g. dense models).
+
+    The papers and their ratios come from the registry (:mod:`moelaws.papers`, role
+    ``ratios``), in reading order; each name says which paper it belongs to.
+    """
+    # Imported here: the registry loads the paper subpackages, which import this module.
+    from moelaws import papers
+
+    out: dict[str, float] = {}
+    for paper in papers.having("ratios"):
+        out.update(paper.ratios(cfg))
     return out

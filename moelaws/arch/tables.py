@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from moelaws.arch.config import MoEConfig
-from moelaws.arch.counting import CONVENTIONS, counts
+from moelaws.arch.counting import conventions, counts
 from moelaws.arch.presets import PRESETS
 from moelaws.arch.ratios import all_ratios
 
@@ -16,7 +16,7 @@ def conventions_table(cfg: MoEConfig) -> pd.DataFrame:
     """One row per convention: total, active and embedding parameters, forward FLOPs per
     token, and the per-token compute that convention multiplies by D."""
     rows = []
-    for conv in CONVENTIONS:
+    for conv in conventions():
         c = counts(cfg, conv)
         rows.append(
             {

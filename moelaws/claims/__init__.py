@@ -7,12 +7,11 @@ Usage::
     claims.check("anatomy")      # raises if any claim is not as expected
     claims.all_claims()          # every registered Claim
 
-Each paper's claims are in ``moelaws.claims.<paper>`` (a list ``CLAIMS``).
+Each paper's claims are in ``moelaws.claims.<paper>`` (a list ``CLAIMS``); the papers, their
+titles and their order come from the registry of papers, :mod:`moelaws.papers`.
 """
 
 from moelaws.claims.core import (
-    PAPER_TITLES,
-    PAPERS,
     Claim,
     ClaimResult,
     all_claims,
@@ -26,8 +25,6 @@ from moelaws.claims.core import (
 )
 
 __all__ = [
-    "PAPERS",
-    "PAPER_TITLES",
     "Claim",
     "ClaimResult",
     "all_claims",

@@ -6,14 +6,13 @@ paper's formulas and tables. Evaluating a claim compares the two within a tolera
 from the printed precision: half a unit in the last printed digit, unless the claim gives a
 tolerance of its own together with the reason for it.
 
-Each paper's claims live in their own module ``moelaws.claims.<paper>`` (see
-:data:`PAPERS`), which defines a module-level list ``CLAIMS``.
+Each paper's claims live in their own module ``moelaws.claims.<paper>``, which defines a
+module-level list ``CLAIMS``; the paper's adapter in the registry of papers
+(:mod:`moelaws.papers`, role ``claims``) hands them to this module.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -23,24 +22,7 @@ from typing import Literal
 
 import pandas as pd
 
-PAPERS: tuple[str, ...] = (
-    "anatomy",
-    "holistic",
-    "leverage",
-    "comprehensive",
-    "constrained",
-    "allocation",
-)
-"""Paper ids, in the book's order. ``anatomy`` holds chapter 0's checks of real model sizes."""
-
-PAPER_TITLES: dict[str, str] = {
-    "anatomy": "Chapter 0: published sizes of real MoE models",
-    "holistic": "Holistic MoE scaling laws: (M, N_a, N) constraints",
-    "leverage": "Efficiency Leverage of MoE language models",
-    "comprehensive": "A comprehensive MoE scaling law L(N, D, N_a, G, S)",
-    "constrained": "MoE design under memory and inference constraints",
-    "allocation": "Optimal expert-attention allocation in MoE",
-}
+from moelaws import papers
 
 Relation = Literal["=", "<", ">", "<=", ">="]
 Expected = Literal["reproduced", "discrepancy"]
@@ -86,7 +68,7 @@ class Claim:
     Parameters
     ----------
     paper
-        Paper id, one of :data:`PAPERS`.
+        Paper id, one of :func:`moelaws.papers.ids`.
     ref
         Where the number is printed, precise enough to find it: table, row, column, equation,
         section (e.g. ``"Table 3, Kimi-K2, G range, lower end"``).
@@ -122,8 +104,8 @@ class Claim:
     explanation: str = ""
 
     def __post_init__(self) -> None:
-        if self.paper not in PAPERS:
-            raise ValueError(f"paper {self.paper!r} is not one of {PAPERS}")
+        if self.paper not in papers.ids():
+            raise ValueError(f"paper {self.paper!r} is not one of {papers.ids()}")
         if self.relation not in ("=", "<", ">", "<=", ">="):
             raise ValueError(f"relation {self.relation!r} is not one of =, <, >, <=, >=")
         if self.expected not in ("reproduced", "discrepancy"):
@@ -238,21 +220,16 @@ def evaluate(claim: Claim) -> ClaimResult:
 
 
 def _load(paper: str) -> list[Claim]:
-    module = importlib.import_module(f"moelaws.claims.{paper}")
-    claims = list(module.CLAIMS)
+    claims = list(papers.get(paper, "claims").claims())
     for c in claims:
         if c.paper != paper:
-            raise ValueError(f"moelaws.claims.{paper} registers a claim of paper {c.paper!r}")
+            raise ValueError(f"the claims of paper {paper!r} include one of paper {c.paper!r}")
     return claims
 
 
 def registered_papers() -> list[str]:
-    """Paper ids that have a claims module, in the book's order."""
-    found = []
-    for paper in PAPERS:
-        if importlib.util.find_spec(f"moelaws.claims.{paper}") is not None:
-            found.append(paper)
-    return found
+    """Paper ids that have claims, in the book's reading order."""
+    return list(papers.ids("claims"))
 
 
 def all_claims(paper: str | Iterable[str] | None = None) -> list[Claim]:
@@ -264,15 +241,16 @@ def all_claims(paper: str | Iterable[str] | None = None) -> list[Claim]:
         If a paper id is unknown, or if two claims share a key.
     """
     if paper is None:
-        papers = registered_papers()
+        wanted = registered_papers()
     elif isinstance(paper, str):
-        papers = [paper]
+        wanted = [paper]
     else:
-        papers = list(paper)
-    for p in papers:
-        if p not in PAPERS:
-            raise ValueError(f"unknown paper id {p!r}; choose from {', '.join(PAPERS)}")
-    claims = [c for p in papers if p in registered_papers() for c in _load(p)]
+        wanted = list(paper)
+    known = papers.ids()
+    for p in wanted:
+        if p not in known:
+            raise ValueError(f"unknown paper id {p!r}; choose from {', '.join(known)}")
+    claims = [c for p in wanted if p in registered_papers() for c in _load(p)]
     keys = [c.key for c in claims]
     dupes = sorted({k for k in keys if keys.count(k) > 1})
     if dupes:

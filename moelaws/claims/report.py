@@ -20,7 +20,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from moelaws.claims.core import PAPER_TITLES, PAPERS, ClaimResult, results
+from moelaws import papers
+from moelaws.claims.core import ClaimResult, results
 
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>|$~#!])")
 
@@ -71,8 +72,7 @@ def format_value(value: float, like: str | None = None) -> str:
 
 
 def _check_paper(paper: str) -> None:
-    if paper not in PAPERS:
-        raise ValueError(f"unknown paper id {paper!r}; choose from {', '.join(PAPERS)}")
+    papers.get(paper)
 
 
 def counts(res: Iterable[ClaimResult]) -> dict[str, int]:
@@ -135,7 +135,7 @@ def summary_markdown(paper: str) -> str:
     Parameters
     ----------
     paper
-        A paper id, one of :data:`moelaws.claims.PAPERS`.
+        A paper id, one of :func:`moelaws.papers.ids`.
 
     Returns
     -------
@@ -150,7 +150,7 @@ def summary_markdown(paper: str) -> str:
     _check_paper(paper)
     res = results(paper)
     if not res:
-        return f"No claims are registered for *{escape_markdown(PAPER_TITLES[paper])}* yet."
+        return f"No claims are registered for *{escape_markdown(papers.get(paper).title)}* yet."
     n = counts(res)
     head = (
         f"**{_plural(n['claims'], 'claim', 'claims')} checked: {n['reproduced']} reproduced, "
@@ -192,7 +192,7 @@ def registry_table(paper: str) -> pd.DataFrame:
     Parameters
     ----------
     paper
-        A paper id, one of :data:`moelaws.claims.PAPERS`.
+        A paper id, one of :func:`moelaws.papers.ids`.
 
     Returns
     -------
@@ -231,6 +231,6 @@ def overview() -> pd.DataFrame:
         unexpected. Papers with no registered claims have zero counts.
     """
     rows = []
-    for paper in PAPERS:
-        rows.append({"paper id": paper, "paper": PAPER_TITLES[paper], **counts(results(paper))})
+    for paper in papers.having("claims"):
+        rows.append({"paper id": paper.id, "paper": paper.title, **counts(results(paper.id))})
     return pd.DataFrame(rows).set_index("paper id")

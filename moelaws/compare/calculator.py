@@ -1,24 +1,22 @@
 """The design calculator's precomputed grid, for the static (kernel-free) version.
 
 The browser cannot run the papers' procedures, so each paper's recommendation is computed here
-on a grid of budgets and the chart filters it by slider position. The grid keys are
-``round(100·log10(budget))`` so that a slider value matches a row exactly.
+on a grid of budgets and the chart filters it by slider position. Which sliders a paper reads
+and which of its values it shows is its ``calculator`` role (:mod:`moelaws.papers`). The grid
+keys are ``round(100·log10(budget))`` so that a slider value matches a row exactly.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import altair as alt
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from moelaws.compare.recommend import (
-    recommend_allocation,
-    recommend_comprehensive,
-    recommend_constrained,
-    recommend_holistic,
-    recommend_leverage,
-)
+from moelaws import papers
+from moelaws.compare.recommend import Budget
 from moelaws.compare.report import fmt
 
 LOG_C = tuple(np.round(np.arange(19.0, 25.01, 0.5), 2))
@@ -46,6 +44,22 @@ def _line(rec, keys: tuple[str, ...]) -> str:
     return line + (" [extrapolated]" if rec.flags else "")
 
 
+def _budgets(sliders: tuple[str, ...]) -> list[tuple[dict[str, float], Budget]]:
+    """Every slider position a paper reads: its grid keys and the budget they mean."""
+    axes = {"C": LOG_C, "N": LOG_N, "R": ACTIVE_PCT}
+    unknown = set(sliders) - set(axes)
+    if unknown or ("R" in sliders and "N" not in sliders):
+        raise ValueError(f"calculator sliders {sliders} must be among C, N, R (R needs N)")
+    out = []
+    for values in itertools.product(*(axes[s] for s in sliders)):
+        at = dict(zip(sliders, values, strict=True))
+        n = 10.0 ** at["N"] if "N" in at else None
+        budget = Budget(compute=10.0 ** at["C"] if "C" in at else None, total_params=n,
+                        active_params=n * at["R"] / 100 if "R" in at else None)
+        out.append(({f"k{s}": _key(v) for s, v in at.items()}, budget))
+    return out
+
+
 def calculator_grid(progress: bool = True) -> pd.DataFrame:
     """Every paper's recommendation on the slider grid, one text line per row.
 
@@ -57,49 +71,26 @@ def calculator_grid(progress: bool = True) -> pd.DataFrame:
         where the paper gives them, else NaN).
     """
     rows = []
-    nan = np.nan
-    for lc in tqdm(LOG_C, desc="compute budgets", disable=not progress):
-        c = 10.0**lc
-        lv = recommend_leverage(c)
-        rows.append({"kC": _key(lc), "kN": nan, "kR": nan, "paper": "leverage",
-                     "text": _line(lv, ("M_opt (FLOPs/token)", "D_opt (tokens)", "G* = 2d/d_e",
-                                        "EL at (A, G*)")),
-                     "Na": lv.values["M_opt (FLOPs/token)"] / 6, "D": lv.values["D_opt (tokens)"]})
-        ho = recommend_holistic(c)
-        rows.append({"kC": _key(lc), "kN": nan, "kR": nan, "paper": "holistic",
-                     "text": _line(ho, ("N_a realised", "N realised", "D = C/M (tokens)")),
-                     "Na": ho.values.get("N_a realised", nan),
-                     "D": ho.values.get("D = C/M (tokens)", nan)})
-        al = recommend_allocation(c)
-        rows.append({"kC": _key(lc), "kN": nan, "kR": nan, "paper": "allocation",
-                     "text": _line(al, ("S (sparsity)", "r* = C_E/C_A",
-                                        "expert share r*/(1+r*)")), "Na": nan, "D": nan})
-        for ln in LOG_N:
-            co = recommend_comprehensive(c, 10.0**ln, None)
-            rows.append({"kC": _key(lc), "kN": _key(ln), "kR": nan, "paper": "comprehensive",
-                         "text": _line(co, ("N_a/N band low (ΔLoss 0.005)",
-                                            "N_a/N theoretical (Eq. 14)", "N_a* at C (App. G)",
-                                            "D* = C/N_a*")),
-                         "Na": co.values["N_a* at C (App. G)"], "D": co.values["D* = C/N_a*"]})
-    for ln in LOG_N:
-        for pct in ACTIVE_PCT:
-            n = 10.0**ln
-            cs = recommend_constrained(n, n * pct / 100)
-            rows.append({"kC": nan, "kN": _key(ln), "kR": _key(pct), "paper": "constrained",
-                         "text": _line(cs, ("l", "d", "n_exp", "n_topk")),
-                         "Na": cs.values.get("N_active (Eq. 2)", nan), "D": nan})
+    for paper in tqdm(papers.having("calculator"), desc="papers", disable=not progress):
+        block = paper.calculator
+        for keys, budget in _budgets(block.sliders):
+            rec = paper.recommend(budget)
+            rows.append({"kC": np.nan, "kN": np.nan, "kR": np.nan, **keys, "paper": paper.id,
+                         "text": _line(rec, block.keys), "Na": block.active(rec),
+                         "D": block.tokens(rec)})
     return pd.DataFrame(rows)
 
 
-def calculator_chart(grid: pd.DataFrame, papers: tuple[str, ...]) -> alt.VConcatChart:
+def calculator_chart(grid: pd.DataFrame, order: tuple[str, ...] | None = None
+                     ) -> alt.VConcatChart:
     """The static design calculator: sliders for C, N and N_a/N over :func:`calculator_grid`.
 
     Parameters
     ----------
     grid
         The output of :func:`calculator_grid`.
-    papers
-        Paper ids in the order their rows are shown.
+    order
+        Paper ids in the order their rows are shown; default the registry's reading order.
 
     Returns
     -------
@@ -121,7 +112,9 @@ def calculator_chart(grid: pd.DataFrame, papers: tuple[str, ...]) -> alt.VConcat
     keep = ("(!isValid(datum.kC) || datum.kC == round(100 * logC))"
             " && (!isValid(datum.kN) || datum.kN == round(100 * logN))"
             " && (!isValid(datum.kR) || datum.kR == round(100 * pct))")
-    shown = grid.assign(order=grid["paper"].map({p: i for i, p in enumerate(papers)}))
+    if order is None:
+        order = papers.ids("calculator")
+    shown = grid.assign(order=grid["paper"].map({p: i for i, p in enumerate(order)}))
     base = alt.Chart(shown).transform_filter(keep)
     rows = alt.Y("order:O", axis=None)
     table = alt.layer(
@@ -134,7 +127,7 @@ def calculator_chart(grid: pd.DataFrame, papers: tuple[str, ...]) -> alt.VConcat
         "isValid(datum.value)").mark_point(filled=True, size=90).encode(
         x=alt.X("value:Q", scale=alt.Scale(type="log"), title=None,
                 axis=alt.Axis(format=".0e")),
-        y=alt.Y("paper:N", sort=list(papers), title=None),
+        y=alt.Y("paper:N", sort=list(order), title=None),
         color=alt.Color("paper:N", legend=None),
         column=alt.Column("what:N", title=None, header=alt.Header(
             labelExpr="datum.value == 'Na' ? 'active params' : 'training tokens'")),

@@ -1,7 +1,8 @@
 """A configuration's counts under every paper's convention, for the ``counts`` command.
 
 :func:`load_config` reads a preset name or a JSON file of :class:`~moelaws.arch.MoEConfig`
-fields; :func:`counts_report` gathers :func:`moelaws.arch.counts` under each convention and
+fields; :func:`counts_report` gathers :func:`moelaws.arch.counts` under each convention of the
+registry of papers (role ``convention``, with its one-line note) and
 :func:`moelaws.arch.all_ratios`.
 """
 
@@ -12,18 +13,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from moelaws import arch
+from moelaws import arch, papers
 from moelaws.arch import MoEConfig
-
-CONVENTION_NOTES: dict[str, str] = {
-    "exact": "every weight; FLOPs = 2 x matmul weights + attention over the context + logits",
-    "holistic": "App. A Eq. 10-12: M = 6N_a + 6·S·N_q·d_qkv·L (S = context length)",
-    "leverage": "App. I Eq. 10-12: forward FLOPs (no output projection), M = 3 x forward",
-    "comprehensive": "Eq. 2-3: (4·d_head·n_h + 3·G·d_e)·d·l; compute per token = N_a",
-    "constrained": "Eq. 1-2: l·d²·(4 + 3n/g); no compute defined",
-    "allocation": "App. C: attention and expert forward FLOPs (router included)",
-}
-"""One line per convention: what it counts (details in :mod:`moelaws.arch.counting`)."""
 
 
 def load_config(spec: str) -> MoEConfig:
@@ -74,7 +65,8 @@ def counts_report(cfg: MoEConfig) -> dict[str, Any]:
         (:func:`moelaws.arch.all_ratios`, NaN as ``None``).
     """
     table = {}
-    for conv in arch.CONVENTIONS:
+    for paper in papers.having("convention"):
+        conv = paper.convention.name
         c = arch.counts(cfg, conv)
         table[conv] = {
             "total": _clean(c.total), "active": _clean(c.active),
@@ -82,10 +74,10 @@ def counts_report(cfg: MoEConfig) -> dict[str, Any]:
             "attention_flops": _clean(c.attention_flops), "ffn_flops": _clean(c.ffn_flops),
             "logits_flops": _clean(c.logits_flops), "forward_flops": _clean(c.forward_flops),
             "compute_per_token": _clean(c.compute_per_token),
-            "note": CONVENTION_NOTES[conv],
+            "note": paper.convention.note,
         }
     ratios = {k: _clean(v) for k, v in arch.all_ratios(cfg).items()}
     return {"config": cfg.to_dict(), "counts": table, "ratios": ratios}
 
 
-__all__ = ["CONVENTION_NOTES", "counts_report", "load_config"]
+__all__ = ["counts_report", "load_config"]

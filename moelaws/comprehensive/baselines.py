@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from moelaws.comprehensive._checks import merge, unit_interval
+from moelaws.comprehensive._domain import merge, unit_interval
 from moelaws.comprehensive.law import read_constants
 from moelaws.validation import positive
 

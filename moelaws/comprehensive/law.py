@@ -24,7 +24,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from moelaws.comprehensive._checks import active_within_total, merge, unit_interval
+from moelaws.comprehensive._domain import active_within_total, merge, unit_interval
 from moelaws.paper_data import read_csv
 from moelaws.validation import positive
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from moelaws.comprehensive._checks import unit_interval
+from moelaws.comprehensive._domain import unit_interval
 from moelaws.paper_data import data_file, read_csv
 from moelaws.validation import positive
 

@@ -1,6 +1,6 @@
 """The memory/inference-constrained MoE design paper (Liew, Shinzato, Dong): laws and routine.
 
-Modules: :mod:`~moelaws.constrained.laws` (Eq. 1-4, App. C.2),
+Modules: :mod:`~moelaws.constrained.law` (Eq. 1-4, App. C.2),
 :mod:`~moelaws.constrained.design` (Algorithm 1, App. C.3),
 :mod:`~moelaws.constrained.qwen3` (the Qwen3-235B-A22B example),
 :mod:`~moelaws.constrained.chinchilla` (Eq. 5 and App. C.4's coefficients),
@@ -20,7 +20,7 @@ from moelaws.constrained.design import (
     optimize,
     optimize_grid,
 )
-from moelaws.constrained.laws import (
+from moelaws.constrained.law import (
     EQ4_EXPONENTS,
     EXPONENTS,
     active_params,

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from moelaws.constrained.laws import (
+from moelaws.constrained.law import (
     ATTENTION_WEIGHTS,
     EXPERT_MATRICES,
     EXPONENTS,

@@ -15,7 +15,7 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from moelaws.constrained.laws import active_params, total_params
+from moelaws.constrained.law import active_params, total_params
 from moelaws.paper_data import read_csv
 
 TABLES: dict[str, str] = {

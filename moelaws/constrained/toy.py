@@ -8,22 +8,21 @@ corpus, and apply the same analysis (:mod:`moelaws.constrained.regression`) to o
 
 Training is slow on CPU, so the runs are cached in ``moelaws/data/constrained/toy_design.*.csv``
 (written by :func:`moelaws.torchmoe.sweep.sweep`); :func:`load_runs` only reads that file and
-never trains. Regenerate it with::
+never trains. The runs are the named sweeps ``toy_design`` (with its seed check) and
+``toy_design_seeds`` of the book's one training entry point::
 
-    python -m moelaws.constrained.toy            # trains only what the cache lacks
-    python -m moelaws.constrained.toy --retrain  # retrains everything
+    python -m moelaws.torchmoe.sweep --run toy_design          # trains only what the cache lacks
+    python -m moelaws.torchmoe.sweep --regenerate toy_design   # retrains everything
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
 
-from moelaws.constrained.laws import active_params, total_params
+from moelaws.constrained.law import active_params, total_params
 from moelaws.paper_data import data_dir
 
 PAPER_EXPERTS: tuple[tuple[int, int], ...] = (
@@ -198,7 +197,8 @@ def load_curves(path: str | Path | None = None) -> pd.DataFrame:
     runs_csv = csv.with_name(csv.name.replace(".curves.", ".runs."))
     for f in (csv, runs_csv):
         if not f.exists():
-            raise FileNotFoundError(f"{f} not found; run `python -m moelaws.constrained.toy`")
+            raise FileNotFoundError(
+                f"{f} not found; run `python -m moelaws.torchmoe.sweep --run {SWEEP_NAME}`")
     keys = pd.read_csv(runs_csv)[["key", "label", "seed", "steps"]]
     keys = keys[(keys["seed"] == SEED) & (keys["steps"] == STEPS)]
     curves = pd.read_csv(csv).merge(keys[["key", "label"]], on="key")
@@ -209,7 +209,8 @@ def load_curves(path: str | Path | None = None) -> pd.DataFrame:
 
 def _read_runs(csv: Path, seeds: Sequence[int]) -> pd.DataFrame:
     if not csv.exists():
-        raise FileNotFoundError(f"{csv} not found; run `python -m moelaws.constrained.toy`")
+        raise FileNotFoundError(
+            f"{csv} not found; run `python -m moelaws.torchmoe.sweep --run {SWEEP_NAME}`")
     raw = pd.read_csv(csv)
     wanted = set(configs(int(raw["vocab_size"].iloc[0])))
     raw = raw[raw["label"].isin(wanted) & raw["seed"].isin(seeds) & (raw["steps"] == STEPS)]
@@ -230,17 +231,8 @@ def _read_runs(csv: Path, seeds: Sequence[int]) -> pd.DataFrame:
     return out.sort_values(["l", "n_exp", "n_topk", "seed"]).reset_index(drop=True)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m moelaws.constrained.toy",
-        description="Train (or complete) the cached toy runs of the constrained chapter.",
-    )
-    parser.add_argument("--retrain", action="store_true", help="retrain every run")
-    args = parser.parse_args(argv)
-    df = regenerate(retrain=args.retrain)
-    print(df.to_string(index=False))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+NAMED_SWEEPS: dict[str, Callable[..., pd.DataFrame]] = {
+    SWEEP_NAME: regenerate,
+    SEED_SWEEP_NAME: regenerate_seeds,
+}
+"""The named sweeps of ``python -m moelaws.torchmoe.sweep`` (``run(retrain=, progress=)``)."""

@@ -1,8 +1,8 @@
 """Holistic MoE scaling laws (Wan et al., arXiv:2603.21862): the (M, N_a, N) constraints.
 
-Modules: :mod:`~moelaws.holistic.laws` (Eq. 2-5), :mod:`~moelaws.holistic.feasible` (the
+Modules: :mod:`~moelaws.holistic.law` (Eq. 2-5), :mod:`~moelaws.holistic.feasible` (the
 feasible hidden sizes, Fig. 3, the median-d proxy), :mod:`~moelaws.holistic.design` (Sec. 7:
-budget -> architecture), :mod:`~moelaws.holistic.data` (the transcribed tables),
+budget -> architecture), :mod:`~moelaws.holistic.tables` (the transcribed tables),
 :mod:`~moelaws.holistic.analysis` (checks of the paper's statements and our fits) and
 :mod:`~moelaws.holistic.transcribe` (the parser that produced the appendix CSV).
 """
@@ -23,7 +23,7 @@ from moelaws.holistic.feasible import (
     median_d,
     solve_layers,
 )
-from moelaws.holistic.laws import (
+from moelaws.holistic.law import (
     DENSE_RATIO,
     N_EXPERTS,
     SEQ_LEN,

@@ -1,7 +1,7 @@
 """Checks of the holistic paper's statements against its own appendix tables, and our fits.
 
-Everything here is computed from the transcribed tables (``moelaws.holistic.data``) with the
-paper's formulas (``moelaws.holistic.laws``, ``moelaws.holistic.feasible``). Fits labelled
+Everything here is computed from the transcribed tables (``moelaws.holistic.tables``) with the
+paper's formulas (``moelaws.holistic.law``, ``moelaws.holistic.feasible``). Fits labelled
 "ours" are ours: the paper shows the corresponding laws only as figures (Fig. 5b, Fig. 6b).
 """
 
@@ -16,9 +16,8 @@ import pandas as pd
 import statsmodels.api as sm
 
 from moelaws.fit import fit_power_law
-from moelaws.holistic.data import SCALES, load_appendix, load_table2, load_table4
 from moelaws.holistic.feasible import feasible_d_range
-from moelaws.holistic.laws import (
+from moelaws.holistic.law import (
     EQ2_D_COEF,
     EQ2_D_EXP,
     EQ2_M_COEF,
@@ -32,6 +31,7 @@ from moelaws.holistic.laws import (
     optimal_tokens,
     table4_heads,
 )
+from moelaws.holistic.tables import SCALES, load_appendix, load_table2, load_table4
 
 GRID_M_OVER_NA: tuple[int, ...] = (7, 8, 9, 11, 14, 17)
 """Sec. 5.2: the six sampled M/N_a values (outer order of Tables 9-14)."""

@@ -1,6 +1,6 @@
 """Sec. 7's pipeline, compute budget -> full MoE architecture, as an :class:`arch.MoEConfig`.
 
-1. M and D from Eq. 2 (:func:`~moelaws.holistic.laws.optimal_flops_per_token`).
+1. M and D from Eq. 2 (:func:`~moelaws.holistic.law.optimal_flops_per_token`).
 2. N_a = M / (M/N_a)_opt(C). Fig. 5b's law is printed only as a figure, so the default is our
    fit through the optimal configurations of the paper's d sweeps
    (:func:`~moelaws.holistic.analysis.optimal_ratio_fit`).
@@ -23,9 +23,8 @@ import pandas as pd
 
 from moelaws.arch import MoEConfig
 from moelaws.holistic.analysis import F4_CHOSEN_N_OVER_NA, optimal_ratio_fit
-from moelaws.holistic.data import SCALES
 from moelaws.holistic.feasible import FeasibleRange, feasible_d_range, hidden_size
-from moelaws.holistic.laws import (
+from moelaws.holistic.law import (
     DENSE_RATIO,
     N_EXPERTS,
     SEQ_LEN,
@@ -38,6 +37,7 @@ from moelaws.holistic.laws import (
     optimal_flops_per_token,
     optimal_tokens,
 )
+from moelaws.holistic.tables import SCALES
 from moelaws.validation import positive
 
 DESIGN_DOMAIN: tuple[float, float] = (1e17, 1e24)
@@ -187,7 +187,7 @@ def design_report(
         Override the optimal M/N_a (default :func:`optimal_m_over_na`, ours) and N/N_a
         (default :func:`chosen_n_over_na`, App. F.4).
     heads
-        Attention settings (default :func:`~moelaws.holistic.laws.head_settings`).
+        Attention settings (default :func:`~moelaws.holistic.law.head_settings`).
     d
         Requested hidden size (default: the median-d proxy of the targets).
     align

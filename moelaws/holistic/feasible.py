@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from moelaws.holistic.laws import (
+from moelaws.holistic.law import (
     DENSE_RATIO,
     N_EXPERTS,
     SEQ_LEN,

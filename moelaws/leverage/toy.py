@@ -10,15 +10,15 @@ in the ``fixed size`` design one small model for longer. EL then follows from th
 validation losses by Algorithm 1 (:func:`moelaws.leverage.curves.leverage_from_loss_curves`).
 
 Runs are cached as CSV next to the paper's tables (``moelaws/data/leverage/toy_el*.csv``);
-``python -m moelaws.leverage.toy --regenerate`` trains them again (about 25 minutes on two
-busy CPU cores, one thread). Reading the cache needs only pandas.
+they are the named sweeps ``toy_el`` and ``toy_el_d32`` of the book's one training entry point:
+``python -m moelaws.torchmoe.sweep --regenerate toy_el --regenerate toy_el_d32`` trains them
+again (about 25 minutes on two busy CPU cores, one thread). Reading the cache needs only pandas.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +36,7 @@ DESIGNS: dict[str, tuple[tuple[int, int], ...]] = {
 ``frontier``: a larger model for longer at each budget, as the paper's Tables 8-10 do;
 ``fixed size``: one small model trained on more and more tokens."""
 
-SWEEPS: dict[str, str] = {"frontier": "toy_el", "fixed size": "toy_el_d32"}
+CACHE_NAMES: dict[str, str] = {"frontier": "toy_el", "fixed size": "toy_el_d32"}
 """Cache name of each design (files ``<name>.{runs,curves,load}.csv``)."""
 
 EXPERTS: tuple[int, ...] = (8, 32)
@@ -109,7 +109,7 @@ def run(design: str = "frontier", *, retrain: bool = False, progress: bool = Tru
         label: (cfg, TrainSettings(steps=steps, warmup_steps=max(10, steps // 20), **SETTINGS))
         for label, (cfg, steps) in configs(corpus.vocab_size, design).items()
     }
-    return sweep(SWEEPS[design], items, corpus=corpus, seeds=SEEDS, cache_dir=cache_dir(),
+    return sweep(CACHE_NAMES[design], items, corpus=corpus, seeds=SEEDS, cache_dir=cache_dir(),
                  retrain=retrain, progress=progress)
 
 
@@ -124,9 +124,10 @@ def load_runs(design: str = "frontier") -> pd.DataFrame:
         If ``design`` is unknown.
     """
     _design(design)
-    path = cache_dir() / f"{SWEEPS[design]}.runs.csv"
+    path = cache_dir() / f"{CACHE_NAMES[design]}.runs.csv"
     if not path.exists():
-        raise FileNotFoundError(f"{path} is missing; run python -m moelaws.leverage.toy")
+        raise FileNotFoundError(
+            f"{path} is missing; run python -m moelaws.torchmoe.sweep --run {CACHE_NAMES[design]}")
     runs = pd.read_csv(path)
     runs["family"] = [family_name(int(e)) for e in runs["n_experts"]]
     runs["A"] = np.where(runs["n_experts"] > 0,
@@ -138,7 +139,7 @@ def load_runs(design: str = "frontier") -> pd.DataFrame:
 def load_curves(design: str = "frontier") -> pd.DataFrame:
     """The cached loss curves of ``design`` (``key, step, tokens, flops, ..., val_loss``)."""
     _design(design)
-    return pd.read_csv(cache_dir() / f"{SWEEPS[design]}.curves.csv")
+    return pd.read_csv(cache_dir() / f"{CACHE_NAMES[design]}.curves.csv")
 
 
 def leverage_table(runs: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -167,22 +168,7 @@ def leverage_table(runs: pd.DataFrame | None = None) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m moelaws.leverage.toy",
-        description="Train (or read from the cache) the toy efficiency-leverage runs.",
-    )
-    parser.add_argument("--regenerate", action="store_true",
-                        help="retrain every run and rewrite the cache")
-    parser.add_argument("--design", choices=[*DESIGNS, "all"], default="all",
-                        help="which design to run (default: all)")
-    args = parser.parse_args(argv)
-    for design in DESIGNS if args.design == "all" else [args.design]:
-        runs = run(design, retrain=args.regenerate)
-        print(runs[["label", "seed", "val_loss", "flops", "wall_seconds", "cached"]].to_string())
-        print(leverage_table(load_runs(design)).to_string())
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+NAMED_SWEEPS: dict[str, Callable[..., pd.DataFrame]] = {
+    name: partial(run, design) for design, name in CACHE_NAMES.items()
+}
+"""The named sweeps of ``python -m moelaws.torchmoe.sweep`` (``run(retrain=, progress=)``)."""

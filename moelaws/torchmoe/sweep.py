@@ -17,9 +17,14 @@ A run found in the cache is read back (also from another sweep's files); a miss 
 real and is appended to the cache. The committed caches were made with one CPU thread
 (``OMP_NUM_THREADS=1``); retraining with another thread count gives the same curves up to
 floating-point noise (about 0.002 nats at the end of a run).
-The book's named sweeps (:data:`SWEEPS`) are regenerated with::
+This module is the book's one entry point for toy training. Its named sweeps
+(:func:`named_sweeps`) are those of chapter 1 (:data:`SWEEPS`) and those each paper's toy
+module registers through its adapter (:mod:`moelaws.papers`, role ``toy_sweeps``: e.g.
+``toy_el`` of the leverage chapter, ``toy_design`` of the constrained one, ``toy_allocation``);
+they are run or regenerated with::
 
-    python -m moelaws.torchmoe.sweep --regenerate NAME     # or --all; --list shows them
+    python -m moelaws.torchmoe.sweep --run NAME          # train only what the cache lacks
+    python -m moelaws.torchmoe.sweep --regenerate NAME   # or --all; --list shows them
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ __all__ = [
     "curves",
     "expert_loads",
     "main",
+    "named_sweeps",
     "run_key",
     "run_named",
     "sweep",
@@ -322,6 +328,31 @@ def run_named(
     return sweep(name, retrain=retrain, progress=progress, **kwargs)
 
 
+def named_sweeps() -> dict[str, Callable[..., pd.DataFrame]]:
+    """Every named sweep of the book: ``{name: run}``, ``run(retrain=..., progress=...)``.
+
+    Chapter 1's :data:`SWEEPS` first, then each paper's toy sweeps in reading order (role
+    ``toy_sweeps`` of :class:`moelaws.papers.Paper`).
+
+    Raises
+    ------
+    ValueError
+        If two sweeps share a name.
+    """
+    from functools import partial
+
+    from moelaws import papers
+
+    out: dict[str, Callable[..., pd.DataFrame]] = {name: partial(run_named, name)
+                                                   for name in SWEEPS}
+    for paper in papers.having("toy_sweeps"):
+        for name, run in paper.toy_sweeps().items():
+            if name in out:
+                raise ValueError(f"sweep name {name!r} of paper {paper.id!r} is already taken")
+            out[name] = run
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m moelaws.torchmoe.sweep",
@@ -334,17 +365,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="retrain every run of a sweep and rewrite its cache")
     parser.add_argument("--all", action="store_true", help="run every named sweep")
     args = parser.parse_args(argv)
+    every = named_sweeps()
     if args.list or not (args.run or args.regenerate or args.all):
-        for name in SWEEPS:
+        for name in every:
             print(name)
         return 0
-    todo = [(n, False) for n in (list(SWEEPS) if args.all else args.run)]
+    todo = [(n, False) for n in (list(every) if args.all else args.run)]
     todo += [(n, True) for n in args.regenerate]
     for name, retrain in todo:
-        if name not in SWEEPS:
+        if name not in every:
             parser.error(f"unknown sweep {name!r}")
-        df = run_named(name, retrain=retrain)
-        cols = ["label", "seed", "val_loss", "load_cv", "tokens_per_second", "cached"]
+        df = every[name](retrain=retrain, progress=True)
+        cols = [c for c in ("label", "seed", "val_loss", "load_cv", "tokens_per_second",
+                            "cached") if c in df.columns]
         print(f"== {name}")
         print(df[cols].to_string(index=False))
     return 0

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from moelaws.holistic.data import SCALES, load_table4
+from moelaws.holistic.tables import SCALES, load_table4
 from moelaws.validation import non_negative, positive
 
 ArrayLike = float | np.ndarray
@@ -105,7 +105,7 @@ def table4_heads(scale: str) -> HeadSettings:
     Raises
     ------
     ValueError
-        If ``scale`` is not one of :data:`~moelaws.holistic.data.SCALES`.
+        If ``scale`` is not one of :data:`~moelaws.holistic.tables.SCALES`.
     """
     if scale not in SCALES:
         raise ValueError(f"scale {scale!r} is not one of {', '.join(SCALES)}")

@@ -1,0 +1,215 @@
+"""The comprehensive paper's adapter in the registry of papers (:mod:`moelaws.papers`).
+
+Everything the cross-paper parts of the book need of this paper: its identity, claims, counting
+convention and ratios, its recommendation for a budget (the G, S and N_a/N optima, App. G),
+where its law was fitted (Table 8), its verdict on a real configuration, its row of the
+conventions card and its block of the design calculator.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+from moelaws import arch
+from moelaws.arch.counting import comprehensive_counts
+from moelaws.compare.recommend import Budget, Recommendation, not_applicable
+from moelaws.compare.regimes import Range, flags
+from moelaws.compare.verdicts import NAN, caveats, position, require_moe, tokens_or_nan
+from moelaws.comprehensive.law import loss
+from moelaws.comprehensive.optima import (
+    compute_optimal_active,
+    compute_optimal_loss,
+    efficiency_aware_active_ratio,
+    optimal_active_ratio,
+    optimal_G,
+    optimal_S,
+    practical_G_range,
+    practical_S_range,
+)
+from moelaws.comprehensive.tables import table8
+from moelaws.papers import CalculatorBlock, Card, Convention, Paper
+
+ID = "comprehensive"
+
+COMPREHENSIVE_G, COMPREHENSIVE_S = 7.0, 0.31
+"""The rounded optima the comprehensive paper recommends (Sec. 5.2) and uses in Table 4."""
+
+FLOPS_PER_PARAM_TOKEN = 6.0
+"""Our conversion of training FLOPs to the comprehensive paper's C = D·N_a (C_FLOPs ≈ 6·N_a·D;
+the paper itself defines no FLOPs)."""
+
+
+def _claims() -> list:
+    # Imported when asked for: the claims check paper ids against the registry.
+    from moelaws.claims.comprehensive import CLAIMS
+
+    return list(CLAIMS)
+
+
+def ratios(cfg: arch.MoEConfig) -> dict[str, float]:
+    """Eq. 2's granularity G = n_k + n_s of ``cfg`` (its S is the leverage paper's formula)."""
+    return {"G = n_k+n_s (comprehensive)":
+            arch.granularity(cfg, "comprehensive") if cfg.is_moe else NAN}
+
+
+def recommend(budget: Budget) -> Recommendation:
+    """G and S optima (Eq. 12-13), the N_a/N band at N (Eq. 14 and Algorithm 1, ΔLoss =
+    0.005), and with a compute budget App. G's compute-optimal N_a at fixed N (C = D·N_a, from
+    FLOPs by our 6·N_a·D conversion)."""
+    conv = "comprehensive: N, N_a by Eq. 2-3 (non-embedding); C = D·N_a (parameter-tokens)"
+    compute, N, active_params = budget.compute, budget.total_params, budget.active_params
+    if N is None:
+        return not_applicable(
+            ID, "needs --total-params (its N_a/N optimum and App. G are at fixed N)", conv)
+    theory = float(optimal_active_ratio(N, COMPREHENSIVE_G, COMPREHENSIVE_S))
+    low = float(efficiency_aware_active_ratio(N, 5e-3, COMPREHENSIVE_G, COMPREHENSIVE_S))
+    n_shared = round(COMPREHENSIVE_S * COMPREHENSIVE_G)
+    values: dict[str, float | int | str] = {
+        "G_opt = n_k+n_s": optimal_G(), "S_opt = n_s/G": optimal_S(),
+        "G, S used (Sec. 5.2)": f"{COMPREHENSIVE_G:g}, {COMPREHENSIVE_S:g}",
+        "activated experts n_k + n_s": f"{int(COMPREHENSIVE_G) - n_shared} + {n_shared}",
+        "N_a/N band low (ΔLoss 0.005)": low, "N_a/N theoretical (Eq. 14)": min(theory, 1.0),
+        "N_a band (params)": f"{low * N:.4g} to {min(theory, 1.0) * N:.4g}",
+    }
+    if active_params is not None:
+        ratio = active_params / N
+        values["given N_a/N"] = ratio
+        values["given N_a/N verdict"] = ("below" if ratio < low else
+                                         "above" if ratio > theory else "inside")
+    if compute is not None:
+        c_pt = compute / FLOPS_PER_PARAM_TOKEN
+        na_star = float(compute_optimal_active(c_pt, N, COMPREHENSIVE_G, COMPREHENSIVE_S))
+        values.update({
+            "C = D·N_a (compute/6)": c_pt, "N_a* at C (App. G)": na_star,
+            "D* = C/N_a*": c_pt / na_star,
+            "L* (Eq. 11)": float(compute_optimal_loss(c_pt, N, COMPREHENSIVE_G,
+                                                     COMPREHENSIVE_S)),
+        })
+    return Recommendation(
+        ID, PAPER.label, True, values=values, convention=conv,
+        open_fields=("depth, width, heads, expert width and number of routed experts: the law "
+                     "sees only N, N_a, D, G and S"),
+        flags=tuple(flags(ID, N=N)),
+    )
+
+
+@lru_cache(maxsize=1)
+def fitted_ranges() -> dict[str, Range]:
+    """Sizes, tokens and granularities of Table 8."""
+    t8 = table8()
+    return {
+        "N": Range("N", float(t8["N"].min()), float(t8["N"].max()), "Table 8"),
+        "D": Range("D", float(t8["D"].min()), float(t8["D"].max()), "Table 8"),
+        "G": Range("G = n_k+n_s", float(t8["G"].min()), float(t8["G"].max()), "Table 8"),
+    }
+
+
+def verdict(cfg: arch.MoEConfig, tokens: float | None) -> dict[str, Any]:
+    """The comprehensive law's verdicts on G, S and N_a/N, and its predicted loss gaps.
+
+    N and N_a by Eq. 2-3 (``arch`` convention ``"comprehensive"``), G = n_k + n_s, S = n_s/G.
+    The practical ranges (Table 3) and the N_a/N band (Table 4: from the efficiency-aware
+    optimum at ΔLoss = 0.005 up to the theoretical Eq. 14 optimum at G = 7, S = 0.31) are
+    evaluated at the model's N and N_a. Loss gaps (nats, Eq. 11) at fixed N and D: from moving
+    G to G_opt, S to S_opt, and all three of G, S, N_a to their optima (D cancels from these
+    differences, so they need no token count). With D known, also the gap to App. G's
+    compute-optimal loss at the same N and C = D·N_a.
+
+    Parameters
+    ----------
+    cfg
+        An MoE configuration.
+    tokens
+        Training tokens D, or ``None``.
+
+    Raises
+    ------
+    ValueError
+        For a dense configuration.
+    """
+    require_moe(cfg)
+    c = arch.counts(cfg, "comprehensive")
+    N, Na = c.total, c.active
+    G = arch.granularity(cfg, "comprehensive")
+    S = arch.sharing_ratio(cfg)
+    D = tokens_or_nan(tokens)
+    g_opt, s_opt = optimal_G(), optimal_S()
+    g_lo, g_hi = (float(x) for x in practical_G_range(N, Na, 1e-3))
+    s_lo, s_hi = (float(x) for x in practical_S_range(N, Na, 1e-3))
+    theory = float(optimal_active_ratio(N, COMPREHENSIVE_G, COMPREHENSIVE_S))
+    band_low = float(efficiency_aware_active_ratio(N, 5e-3, COMPREHENSIVE_G, COMPREHENSIVE_S))
+    # D cancels from loss differences at fixed N and D; any positive value gives the same gap.
+    d_eval = D if math.isfinite(D) else 1e12
+    here = float(loss(N, d_eval, Na, G, S))
+    na_opt = min(float(optimal_active_ratio(N, g_opt, s_opt)), 1.0) * N
+    row = {
+        "N": N, "N_a": Na, "N_a/N": Na / N, "G = n_k+n_s": G, "S = n_s/G": S,
+        "G_opt": g_opt, "G range (0.001)": (g_lo, g_hi),
+        "G verdict": position(G, g_lo, g_hi),
+        "S_opt": s_opt, "S range (0.001)": (s_lo, s_hi), "S verdict": position(S, s_lo, s_hi),
+        "N_a/N band low (ΔLoss 0.005)": band_low, "N_a/N theoretical": theory,
+        "N_a/N verdict": position(Na / N, band_low, theory),
+        "ΔL from G": here - float(loss(N, d_eval, Na, g_opt, S)),
+        "ΔL from S": here - float(loss(N, d_eval, Na, G, s_opt)),
+        "ΔL to optimum at fixed N, D": here - float(loss(N, d_eval, na_opt, g_opt, s_opt)),
+        "D (tokens)": D,
+    }
+    if math.isfinite(D):
+        C = D * Na
+        row["C = D·N_a"] = C
+        row["N_a* at C"] = float(compute_optimal_active(C, N, g_opt, s_opt))
+        row["ΔL to compute optimum at fixed N, C"] = here - float(
+            compute_optimal_loss(C, N, g_opt, s_opt))
+    else:
+        row.update({"C = D·N_a": NAN, "N_a* at C": NAN,
+                    "ΔL to compute optimum at fixed N, C": NAN})
+    row["convention"] = "comprehensive: Eq. 2-3 counts (non-embedding), C = D·N_a"
+    row["flags"] = flags(ID, N=N, D=D, G=G)
+    row["caveat"] = caveats(
+        cfg, "the paper's Tables 3-4 use model-card sizes (embeddings included)",
+        "" if math.isfinite(D) else "training tokens unpublished: compute-optimal gap not "
+        "computable")
+    return row
+
+
+def _card_values(cfg: arch.MoEConfig) -> dict[str, float]:
+    c = arch.counts(cfg, ID)
+    return {"G value": arch.granularity(cfg, "comprehensive"), "S value": arch.sharing_ratio(cfg),
+            "r / sparsity value": c.active / c.total}
+
+
+PAPER = Paper(
+    id=ID,
+    title="A comprehensive MoE scaling law L(N, D, N_a, G, S)",
+    label="Comprehensive joint law (anon. 2025)",
+    docname="notebooks/04_comprehensive",
+    bib_key="anon2025comprehensive",
+    claims=_claims,
+    convention=Convention(
+        ID, comprehensive_counts,
+        "Eq. 2-3: (4·d_head·n_h + 3·G·d_e)·d·l; compute per token = N_a"),
+    ratios=ratios,
+    recommend=recommend,
+    fitted_ranges=fitted_ranges,
+    verdict=verdict,
+    card=Card(
+        definitions={
+            "N, N_a": "Eq. 2-3: (4·d_head·n_h + 3·G·d_e)·d·l",
+            "compute C": "D·N_a (parameter-tokens, not FLOPs)",
+            "G": "n_k + n_s, activated experts",
+            "S": "n_s/G (same formula as leverage's S)",
+            "r / sparsity": "N_a/N",
+        },
+        values=_card_values,
+    ),
+    calculator=CalculatorBlock(
+        sliders=("C", "N"),
+        keys=("N_a/N band low (ΔLoss 0.005)", "N_a/N theoretical (Eq. 14)",
+              "N_a* at C (App. G)", "D* = C/N_a*"),
+        active=lambda rec: rec.values["N_a* at C (App. G)"],
+        tokens=lambda rec: rec.values["D* = C/N_a*"],
+    ),
+)
+"""The comprehensive paper's adapter."""

@@ -1,0 +1,168 @@
+"""The holistic paper's adapter in the registry of papers (:mod:`moelaws.papers`).
+
+Everything the cross-paper parts of the book need of this paper: its identity, claims, counting
+convention and ratios, its recommendation for a budget (the Sec. 7 design), where its laws were
+fitted (Table 2's scales), its verdict on a real configuration, its row of the conventions card
+and its block of the design calculator.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+from moelaws import arch
+from moelaws.arch.counting import holistic_counts
+from moelaws.compare.recommend import Budget, Recommendation, arch_checks, not_applicable
+from moelaws.compare.regimes import Range, flags
+from moelaws.compare.verdicts import NAN, caveats, require_moe, tokens_or_nan
+from moelaws.holistic.design import (
+    DESIGN_DOMAIN,
+    chosen_n_over_na,
+    design_report,
+    optimal_m_over_na,
+)
+from moelaws.holistic.law import optimal_flops_per_token, optimal_tokens
+from moelaws.holistic.tables import SCALES
+from moelaws.papers import CalculatorBlock, Card, Convention, Paper
+
+ID = "holistic"
+
+
+def _claims() -> list:
+    # Imported when asked for: the claims check paper ids against the registry.
+    from moelaws.claims.holistic import CLAIMS
+
+    return list(CLAIMS)
+
+
+def ratios(cfg: arch.MoEConfig) -> dict[str, float]:
+    """Eq. 5's coordinates M/N_a and N/N_a of ``cfg`` (App. A counts)."""
+    return {f"{k} (holistic)": v for k, v in arch.holistic_ratios(cfg).items()}
+
+
+def recommend(budget: Budget) -> Recommendation:
+    """Sec. 7: compute budget -> full architecture (:func:`moelaws.holistic.design_report`,
+    with its documented stand-ins)."""
+    conv = "holistic: M = 6N_a + 6·S·N_q·d_qkv·L (S = 8192), C = M·D"
+    compute = budget.compute
+    if compute is None:
+        return not_applicable(ID, "needs --compute (Sec. 7 designs from C)", conv)
+    lo, hi = DESIGN_DOMAIN
+    if not lo <= compute <= hi:
+        return not_applicable(
+            ID, f"--compute {compute:.3g} is outside the design domain "
+            f"[{lo:.0e}, {hi:.0e}] FLOPs (laws fitted on 1e18-3e20)", conv)
+    rep = design_report(compute)
+    values = {
+        "M_opt (FLOPs/token)": rep.M_target, "M realised": rep.M,
+        "D = C/M (tokens)": rep.tokens, "M/N_a target": rep.m_over_na_target,
+        "N/N_a target": rep.n_over_na_target, "N_a realised": rep.N_a, "N realised": rep.N,
+        "max deviation from targets": max(abs(v) for v in rep.deviations().values()),
+    }
+    return Recommendation(
+        ID, PAPER.label, True, values=values, config=rep.config,
+        checks=arch_checks(rep.config, ID), ratios=arch.all_ratios(rep.config),
+        convention=conv,
+        open_fields=("the paper prints no law for M/N_a (Fig. 5b) or d (Fig. 6b): our fit and "
+                     "the median-d proxy stand in; N_e = 288, K = 8, one shared expert, "
+                     "d_d = 3d, vocabulary 152,064 as in Sec. 4.2.2; d, d_m multiples of 8"),
+        flags=tuple(flags(ID, C=compute)),
+    )
+
+
+@lru_cache(maxsize=1)
+def fitted_ranges() -> dict[str, Range]:
+    """The compute scales of Table 2."""
+    scales = [float(s) for s in SCALES]
+    return {"C": Range("C", min(scales), max(scales), "Table 2 scales")}
+
+
+def verdict(cfg: arch.MoEConfig, tokens: float | None) -> dict[str, Any]:
+    """The holistic pipeline (Sec. 7) at the model's training compute, against the model.
+
+    ``C = M·D`` with the paper's M = 6·N_a + 6·S·N_q·d_qkv·L (``arch`` convention
+    ``"holistic"``; S is the model's context length). Eq. 2 gives M_opt and D_opt, our fit
+    the optimal M/N_a, App. F.4 the chosen N/N_a; within the design domain (at most 1e24
+    FLOPs) :func:`moelaws.holistic.design_report` also gives an architecture.
+
+    Raises
+    ------
+    ValueError
+        For a dense configuration.
+    """
+    require_moe(cfg)
+    c = arch.counts(cfg, "holistic")
+    D = tokens_or_nan(tokens)
+    C = c.compute_per_token * D
+    coords = arch.holistic_ratios(cfg)
+    row: dict[str, Any] = {
+        "M (FLOPs/token)": c.compute_per_token, "N_a": c.active, "N": c.total,
+        "M/N_a": coords["M/N_a"], "N/N_a": coords["N/N_a"], "d": cfg.d_model,
+        "L": cfg.n_layers, "D (tokens)": D, "C (FLOPs)": C,
+    }
+    keys = ("M_opt", "D_opt", "M/N_a target", "N/N_a target", "design d", "design L",
+            "design L_d", "design d_m", "design N_a", "design N")
+    row.update(dict.fromkeys(keys, NAN))
+    extra = []
+    if math.isfinite(C):
+        row.update({"M_opt": float(optimal_flops_per_token(C)),
+                    "D_opt": float(optimal_tokens(C)),
+                    "M/N_a target": float(optimal_m_over_na(C)),
+                    "N/N_a target": float(chosen_n_over_na(C))})
+        lo, hi = DESIGN_DOMAIN
+        if lo <= C <= hi:
+            rep = design_report(C)
+            row.update({"design d": rep.config.d_model, "design L": rep.config.n_layers,
+                        "design L_d": rep.config.n_dense_layers,
+                        "design d_m": rep.config.d_expert, "design N_a": rep.N_a,
+                        "design N": rep.N})
+        else:
+            extra.append(f"C above the design domain ({hi:.0e}): targets only, no architecture")
+    else:
+        extra.append("training tokens unpublished")
+    row["M/M_opt"] = row["M (FLOPs/token)"] / row["M_opt"]
+    row["D/D_opt"] = D / row["D_opt"]
+    row["convention"] = "holistic: App. A counts, M = 6N_a + 6·S·N_q·d_qkv·L, C = M·D"
+    row["flags"] = flags(ID, C=C)
+    row["caveat"] = caveats(cfg, *extra, "M/N_a target is our fit (Fig. 5b prints no law)")
+    return row
+
+
+def _card_values(cfg: arch.MoEConfig) -> dict[str, float]:
+    return {"G value": math.nan, "S value": float(cfg.context_length),
+            "r / sparsity value": cfg.top_k / cfg.n_experts}
+
+
+PAPER = Paper(
+    id=ID,
+    title="Holistic MoE scaling laws: (M, N_a, N) constraints",
+    label="Holistic laws (Wan et al. 2026)",
+    docname="notebooks/03_holistic",
+    bib_key="wan2026holistic",
+    claims=_claims,
+    convention=Convention(
+        ID, holistic_counts, "App. A Eq. 10-12: M = 6N_a + 6·S·N_q·d_qkv·L (S = context length)"),
+    ratios=ratios,
+    recommend=recommend,
+    fitted_ranges=fitted_ranges,
+    verdict=verdict,
+    card=Card(
+        definitions={
+            "N, N_a": "App. A Eq. 10-12, non-embedding",
+            "compute C": "M·D, M = 6·N_a + 6·S·N_q·d_qkv·L",
+            "G": "(not a variable: N_e = 288, K = 8 fixed)",
+            "S": "sequence length (8192 in the paper; the model's context here)",
+            "r / sparsity": "fixed K/N_e = 8/288",
+        },
+        values=_card_values,
+    ),
+    calculator=CalculatorBlock(
+        sliders=("C",),
+        keys=("N_a realised", "N realised", "D = C/M (tokens)"),
+        active=lambda rec: rec.values.get("N_a realised", math.nan),
+        tokens=lambda rec: rec.values.get("D = C/M (tokens)", math.nan),
+    ),
+)
+"""The holistic paper's adapter."""

@@ -1,0 +1,185 @@
+"""The efficiency-leverage paper's adapter in the registry of papers (:mod:`moelaws.papers`).
+
+Everything the cross-paper parts of the book need of this paper: its identity, claims, counting
+convention and ratios, its recommendation for a budget (Table 5 and Eq. 4), where its law was
+fitted (Tables 8-12), its verdict on a real configuration, its row of the conventions card and
+its block of the design calculator, and its toy-training sweeps.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+from moelaws import arch
+from moelaws.arch.counting import leverage_counts
+from moelaws.compare.recommend import Budget, Recommendation, not_applicable
+from moelaws.compare.regimes import Range, flags
+from moelaws.compare.verdicts import NAN, caveats, require_moe, tokens_or_nan
+from moelaws.leverage import checks
+from moelaws.leverage.budget import (
+    compute_optimal_allocation,
+    optimal_batch_size,
+    optimal_learning_rate,
+)
+from moelaws.leverage.law import efficiency_leverage, optimal_granularity
+from moelaws.papers import CalculatorBlock, Card, Convention, Paper
+
+ID = "leverage"
+
+LEVERAGE_A = 0.031
+"""Activation ratio at which we report Eq. 4's EL (the paper's headline and MoE-mini value;
+Eq. 4 has no optimum in A: EL keeps rising as A falls)."""
+
+
+def _claims() -> list:
+    # Imported when asked for: the claims check paper ids against the registry.
+    from moelaws.claims.leverage import CLAIMS
+
+    return list(CLAIMS)
+
+
+def ratios(cfg: arch.MoEConfig) -> dict[str, float]:
+    """Sec. 2.1's activation ratio A, granularity G = 2d/d_e and sharing ratio S of ``cfg``."""
+    moe = cfg.is_moe
+    return {
+        "A (leverage)": arch.activation_ratio(cfg),
+        "G = 2d/d_e (leverage)": arch.granularity(cfg, "leverage") if moe else NAN,
+        "S = E_s/(E_a+E_s) (leverage, comprehensive)": arch.sharing_ratio(cfg) if moe else NAN,
+    }
+
+
+def recommend(budget: Budget) -> Recommendation:
+    """Table 5's compute-optimal M and D, and Eq. 4's optimal granularity.
+
+    M_opt = 0.1915·C^0.5095, D_opt = 5.2232·C^0.4905 (MoE family); G* = 2^(−β/2γ) ≈ 11.3
+    (independent of C and A); EL at G* reported at A = :data:`LEVERAGE_A`.
+    """
+    conv = "leverage: M = non-embedding training FLOPs per token (App. I), C = M·D"
+    compute = budget.compute
+    if compute is None:
+        return not_applicable(ID, "needs --compute (Table 5 and Eq. 4 are laws of C)", conv)
+    alloc = compute_optimal_allocation(compute, "moe")
+    g_star = float(optimal_granularity(LEVERAGE_A))
+    values = {
+        "M_opt (FLOPs/token)": float(alloc.M), "D_opt (tokens)": float(alloc.D),
+        "G* = 2d/d_e": g_star, "A (our choice)": LEVERAGE_A,
+        "EL at (A, G*)": float(efficiency_leverage(LEVERAGE_A, g_star, compute)),
+        "optimal batch (tokens)": float(optimal_batch_size(compute)),
+        "optimal learning rate": float(optimal_learning_rate(compute)),
+    }
+    return Recommendation(
+        ID, PAPER.label, True, values=values, convention=conv,
+        open_fields=("depth, width, expert count and activation ratio: Table 5 fixes only M "
+                     "and D, Eq. 4 only G (its EL rises as A falls, so it recommends no A; we "
+                     f"report EL at A = {LEVERAGE_A:.1%}, the paper's MoE-mini value)"),
+        flags=tuple(flags(ID, C=compute)),
+    )
+
+
+@lru_cache(maxsize=1)
+def fitted_ranges() -> dict[str, Range]:
+    """Training budgets, sizes and granularities of Tables 8-12."""
+    lev = checks.all_metrics()
+    return {
+        "C": Range("C", float(lev["C_max"].min()), float(lev["C_max"].max()),
+                   "Tables 8-12 training budgets"),
+        "N": Range("N", float(lev["N"].min()), float(lev["N"].max()), "Tables 8-12"),
+        "G": Range("G = 2d/d_e", float(lev["G"].min()), float(lev["G"].max()), "Tables 8-12"),
+    }
+
+
+def verdict(cfg: arch.MoEConfig, tokens: float | None) -> dict[str, Any]:
+    """Eq. 4's efficiency leverage of ``cfg`` at its training compute, and Table 5's allocation.
+
+    ``C = M·D`` with M the leverage paper's non-embedding training FLOPs per token (App. I,
+    ``arch`` convention ``"leverage"``); A is Sec. 2.1's (E_a + E_s)/(E + E_s) (``EL``) and,
+    because the paper's quoted ratios are E_a/E, also that reading (``EL (A = E_a/E)``); G is
+    2·d/d_expert. ``G*`` maximises Eq. 4 (``EL at G*``). Table 5 (MoE family) gives the
+    compute-optimal M and D at the same C.
+
+    Parameters
+    ----------
+    cfg
+        An MoE configuration.
+    tokens
+        Training tokens D, or ``None`` (then every compute-dependent value is NaN).
+
+    Raises
+    ------
+    ValueError
+        For a dense configuration.
+    """
+    require_moe(cfg)
+    c = arch.counts(cfg, "leverage")
+    A = arch.activation_ratio(cfg)
+    A_routed = cfg.top_k / cfg.n_experts
+    G = arch.granularity(cfg, "leverage")
+    D = tokens_or_nan(tokens)
+    C = c.compute_per_token * D
+    g_star = float(optimal_granularity(A))
+    row = {"A": A, "A = E_a/E": A_routed, "G = 2d/d_e": G, "G*": g_star,
+           "M (FLOPs/token)": c.compute_per_token, "D (tokens)": D, "C (FLOPs)": C}
+    if math.isfinite(C):
+        alloc = compute_optimal_allocation(C, "moe")
+        row.update({
+            "EL": float(efficiency_leverage(A, G, C)),
+            "EL (A = E_a/E)": float(efficiency_leverage(A_routed, G, C)),
+            "EL at G*": float(efficiency_leverage(A, g_star, C)),
+            "M_opt (Table 5)": float(alloc.M), "D_opt (Table 5)": float(alloc.D),
+        })
+    else:
+        row.update(dict.fromkeys(("EL", "EL (A = E_a/E)", "EL at G*", "M_opt (Table 5)",
+                                  "D_opt (Table 5)"), NAN))
+    row["D/D_opt"] = D / row["D_opt (Table 5)"]
+    row["convention"] = "leverage: M = 3 x App. I forward FLOPs (non-embedding), C = M·D"
+    row["flags"] = flags(ID, C=C, G=G, N=c.total)
+    row["caveat"] = caveats(cfg, "" if math.isfinite(C) else "training tokens unpublished")
+    return row
+
+
+def _card_values(cfg: arch.MoEConfig) -> dict[str, float]:
+    return {"G value": arch.granularity(cfg, "leverage"), "S value": arch.sharing_ratio(cfg),
+            "r / sparsity value": arch.activation_ratio(cfg)}
+
+
+def _toy_sweeps() -> dict:
+    from moelaws.leverage import toy
+
+    return toy.NAMED_SWEEPS
+
+
+PAPER = Paper(
+    id=ID,
+    title="Efficiency Leverage of MoE language models",
+    label="Efficiency leverage (Tian et al. 2025)",
+    docname="notebooks/02_leverage",
+    bib_key="tian2025leverage",
+    claims=_claims,
+    convention=Convention(
+        ID, leverage_counts,
+        "App. I Eq. 10-12: forward FLOPs (no output projection), M = 3 x forward"),
+    ratios=ratios,
+    recommend=recommend,
+    fitted_ranges=fitted_ranges,
+    verdict=verdict,
+    card=Card(
+        definitions={
+            "N, N_a": "weight matrices (App. I defines only FLOPs)",
+            "compute C": "M·D, M = 3 x App. I forward FLOPs, non-embedding",
+            "G": "2·d_model/d_expert",
+            "S": "E_s/(E_a + E_s), shared share of active experts",
+            "r / sparsity": "A = (E_a + E_s)/(E + E_s)",
+        },
+        values=_card_values,
+    ),
+    calculator=CalculatorBlock(
+        sliders=("C",),
+        keys=("M_opt (FLOPs/token)", "D_opt (tokens)", "G* = 2d/d_e", "EL at (A, G*)"),
+        active=lambda rec: rec.values["M_opt (FLOPs/token)"] / 6,
+        tokens=lambda rec: rec.values["D_opt (tokens)"],
+    ),
+    toy_sweeps=_toy_sweeps,
+)
+"""The efficiency-leverage paper's adapter."""
