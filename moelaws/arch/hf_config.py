@@ -325,7 +325,8 @@ _FAMILY_FIELDS = frozenset({"vision_config", "text_config", "ffn_config", "attn_
 
 def is_hf_config(data: Any) -> bool:
     """Whether a parsed JSON object looks like a Hugging Face config (not MoEConfig fields)."""
-    return isinstance(data, dict) and bool({"model_type", "architectures"} & set(data))
+    markers = {"model_type", "architectures", "hidden_size", "num_hidden_layers"}
+    return isinstance(data, dict) and bool(markers & set(data))
 
 
 def read_hf_config(path: str | Path) -> tuple[dict[str, Any], Path]:
