@@ -121,6 +121,16 @@ def test_qwen2_moe_shared_expert_and_its_sigmoid_gate() -> None:
     assert "q/k/v projection biases (147,456)" in uncounted(cfg)  # 24 x (2048 + 2 x 2048)
 
 
+def test_torchmoe_refuses_the_shared_expert_gate_it_does_not_build() -> None:
+    pytest.importorskip("torch")
+    from moelaws.torchmoe import MoETransformer
+
+    cfg = arch.MoEConfig(n_layers=1, d_model=16, n_heads=2, n_experts=4, top_k=1, n_shared=1,
+                         d_expert=8, vocab_size=32, shared_expert_gate=True)
+    with pytest.raises(ValueError, match="shared-expert gate"):
+        MoETransformer(cfg)
+
+
 def test_qwen_sparse_step_and_mlp_only_layers_make_dense_layers() -> None:
     data = load("Qwen1.5-MoE-A2.7B-Chat") | {"decoder_sparse_step": 2}
     cfg = convert(data)
