@@ -77,6 +77,15 @@ def test_the_one_documented_discrepancy_is_deepseek_v2_lite_active() -> None:
     assert ours == pytest.approx(2.451, abs=0.001)  # rounds to 2.5, truncates to the stated 2.4
 
 
+def test_the_summary_has_one_row_per_stored_model() -> None:
+    summary = arch.vendor_check_summary(TABLE)
+    assert sorted(summary.index) == MODELS
+    assert summary.loc["gpt-oss-120b", "active counted with"] == "output head"
+    assert summary.loc["Qwen3-235B-A22B", "total counted with"] == "embeddings"
+    assert not summary.loc["DeepSeek-V2-Lite", "within 2 %"]
+    assert summary["within 2 %"].sum() == len(MODELS) - 1
+
+
 def test_vendor_conventions_change_the_active_count_as_stated() -> None:
     """gpt-oss counts the output head but not the input embedding (model card, Table 1)."""
     cfg = convert(ROOT / "gpt-oss-120b")

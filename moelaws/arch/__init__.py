@@ -32,7 +32,7 @@ from moelaws.arch.ratios import (
     sparsity,
 )
 from moelaws.arch.tables import conventions_table, presets_table
-from moelaws.arch.vendor_check import vendor_check_table
+from moelaws.arch.vendor_check import vendor_check_summary, vendor_check_table
 
 __all__ = [
     "CONVENTIONS",
@@ -63,5 +63,6 @@ __all__ = [
     "sparsity",
     "total_params",
     "vendor_check",
+    "vendor_check_summary",
     "vendor_check_table",
 ]

@@ -11,6 +11,7 @@ starting with ``with output head`` adds the output head only (DeepSeek, gpt-oss)
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,13 @@ from moelaws.arch.config import MoEConfig
 from moelaws.arch.counting import counts
 from moelaws.arch.hf_config import from_hf_config, uncounted
 
-__all__ = ["TOLERANCE", "stored_configs_dir", "stored_models", "vendor_check_table"]
+__all__ = [
+    "TOLERANCE",
+    "stored_configs_dir",
+    "stored_models",
+    "vendor_check_summary",
+    "vendor_check_table",
+]
 
 TOLERANCE = 0.02
 """Relative agreement we require between our count and a vendor's stated size."""
@@ -95,3 +102,35 @@ def vendor_check_table(root: Path | None = None) -> pd.DataFrame:
                 "source": entry["stated_source"],
             })
     return pd.DataFrame(rows)
+
+
+def _short(text: str) -> str:
+    """The part of a convention or citation before its first parenthesis, colon or semicolon."""
+    return re.split(r" \(|;|:", text, maxsplit=1)[0]
+
+
+def vendor_check_summary(table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """:func:`vendor_check_table` with one row per model, for display.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by model: for total and active, ours, stated (billions) and the difference
+        (%); what each count adds to the non-embedding one (``embeddings`` or ``output head``);
+        whether both agree within 2 %; and the vendor's document, shortened.
+    """
+    table = vendor_check_table() if table is None else table
+    rows = []
+    for model, group in table.groupby("model", sort=False):
+        row: dict[str, Any] = {"model": model}
+        for _, r in group.iterrows():
+            q = r["quantity"]
+            row[f"{q}: ours (B)"] = r["ours (B)"]
+            row[f"{q}: stated (B)"] = r["stated (B)"]
+            row[f"{q}: diff (%)"] = r["diff (%)"]
+        for _, r in group.iterrows():
+            row[f"{r['quantity']} counted with"] = _short(r["convention"]).removeprefix("with ")
+        row["within 2 %"] = bool(group["within 2 %"].all())
+        row["stated in"] = _short(group["source"].iloc[0])
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("model")
