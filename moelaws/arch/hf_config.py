@@ -53,17 +53,18 @@ class HFConfigWarning(UserWarning):
 # quantisation of the stored weights, and bookkeeping of the hub and of transformers.
 _NO_COUNT_FIELDS = frozenset({
     "_attn_implementation_autoset", "_name_or_path", "architectures", "attention_chunk_size",
-    "attention_dropout", "attn_pdrop", "auto_map", "aux_loss_alpha", "bos_token_id",
-    "boi_token_index", "clip_qkv", "decoder_start_token_id", "embd_pdrop", "emb_pdrop",
-    "eoi_token_index", "eos_token_id", "ep_size", "for_llm_compressor", "hidden_dropout",
-    "image_token_index", "initial_context_length", "initializer_range", "input_jitter_noise",
-    "layer_norm_eps", "layer_types", "max_position_embeddings", "max_seq_len",
-    "max_window_layers", "model_type", "n_group", "no_rope_layers", "norm_topk_prob",
-    "original_max_position_embeddings", "output_router_logits", "pad_token_id",
-    "pretraining_tp", "quantization_config", "resid_pdrop", "rms_norm_eps", "rope_parameters",
-    "rope_scaling", "rope_theta", "routed_scaling_factor", "router_aux_loss_coef",
-    "router_jitter_noise", "scoring_func", "seq_aux", "sliding_window", "swiglu_limit",
-    "topk_group", "torch_dtype", "transformers_version", "use_cache", "use_sliding_window",
+    "attention_dropout", "attn_pdrop", "attn_scale", "attn_temperature_tuning", "auto_map",
+    "aux_loss_alpha", "boi_token_index", "bos_token_id", "cache_implementation", "clip_qkv",
+    "decoder_start_token_id", "emb_pdrop", "embd_pdrop", "eoi_token_index", "eos_token_id",
+    "ep_size", "floor_scale", "for_llm_compressor", "hidden_dropout", "image_token_index",
+    "initial_context_length", "initializer_range", "input_jitter_noise", "layer_norm_eps",
+    "layer_types", "max_position_embeddings", "max_seq_len", "max_window_layers", "model_type",
+    "n_group", "no_rope_layers", "norm_topk_prob", "original_max_position_embeddings",
+    "output_router_logits", "pad_token_id", "pretraining_tp", "quantization_config",
+    "resid_pdrop", "rms_norm_eps", "rope_parameters", "rope_scaling", "rope_theta",
+    "routed_scaling_factor", "router_aux_loss_coef", "router_jitter_noise", "scoring_func",
+    "seq_aux", "sliding_window", "swiglu_limit", "topk_group", "torch_dtype",
+    "transformers_version", "use_cache", "use_sliding_window",
 })
 
 _SWIGLU = ("silu", "swiglu")
@@ -299,6 +300,8 @@ def _llama4(f: _Fields) -> tuple[dict[str, Any], list[str]]:
         "vocab_size": int(text.need("vocab_size")), "tie_embeddings": _tied(text),
     }
     if text is not f:
+        if bool(f.get("tie_word_embeddings", fields["tie_embeddings"])) != fields["tie_embeddings"]:
+            raise ValueError("tie_word_embeddings differs between the config and its text_config")
         f.extra_unknown = text.unknown()
     return fields, notes
 
