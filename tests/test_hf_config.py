@@ -140,6 +140,13 @@ def test_torchmoe_refuses_the_shared_expert_gate_it_does_not_build() -> None:
         MoETransformer(cfg)
 
 
+def test_qwen2_57b_non_embedding_total_matches_the_release_table() -> None:
+    """The Qwen2 release table gives 56.32B non-embedding parameters beside the 57.41B total."""
+    cfg = convert(ROOT / "Qwen2-57B-A14B")
+    assert (cfg.n_experts, cfg.top_k, cfg.d_shared) == (64, 8, 20480)
+    assert arch.total_params(cfg) / 1e9 == pytest.approx(56.32, abs=0.005)
+
+
 def test_qwen_sparse_step_and_mlp_only_layers_make_dense_layers() -> None:
     data = load("Qwen1.5-MoE-A2.7B-Chat") | {"decoder_sparse_step": 2}
     cfg = convert(data)
