@@ -4,20 +4,23 @@ Commands::
 
     python -m moelaws reproduce [--paper ID] [--json]
     python -m moelaws design --compute C [--total-params N] [--active-params Na] [--json]
-    python -m moelaws counts PRESET|CONFIG.json [--json]
+    python -m moelaws counts PRESET|CONFIG.json|DIR [--json]
 
 ``reproduce`` evaluates the registered claims; ``design`` prints each paper's recommendation
 for a training-compute budget (FLOPs) and optional memory (total non-embedding parameters) and
 inference (active non-embedding parameters) budgets, listing papers whose inputs are missing
 as not applicable, with the reason; ``counts`` prints a configuration's parameter and FLOP
-counts under every paper's convention, and every paper's ratios. Numbers such as ``1e23`` and
-``3.5e11`` are accepted. ``--json`` prints JSON instead of a table (NaN as ``null``).
+counts under every paper's convention, and every paper's ratios; it reads a preset, a JSON
+file of ``MoEConfig`` fields, or a Hugging Face ``config.json`` (or its directory). Numbers
+such as ``1e23`` and ``3.5e11`` are accepted. ``--json`` prints JSON instead of a table (NaN
+as ``null``).
 
 Exit status: 0 on success; for ``reproduce``, 1 when some claim does not have its expected
 status (a claim expected to reproduce that does not, an explained discrepancy that now
 reproduces, or a computation error); 2 on bad input (unknown command or option, a
 non-positive or non-numeric budget, active above total parameters, an unknown preset, a
-missing file, malformed JSON, a configuration with unknown or invalid fields). Errors are one
+missing file, malformed JSON, a configuration with unknown or invalid fields, a Hugging Face
+config of an unsupported model type). Errors are one
 line on stderr, ``moelaws: error: ...``, never a traceback.
 """
 
@@ -28,6 +31,7 @@ import json
 import math
 import re
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -90,7 +94,12 @@ def _design(args: argparse.Namespace) -> int:
 
 
 def _counts(args: argparse.Namespace) -> int:
-    data = counting.counts_report(counting.load_config(args.config))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", arch.HFConfigWarning)
+        cfg = counting.load_config(args.config)
+    for w in caught:
+        print(f"moelaws: warning: {w.message}", file=sys.stderr)
+    data = counting.counts_report(cfg)
     if args.json:
         print(json.dumps(data, indent=2))
     else:
@@ -154,9 +163,10 @@ def build_parser() -> argparse.ArgumentParser:
     des.set_defaults(func=_design)
 
     cnt = sub.add_parser("counts", help="a configuration's counts under every paper's convention")
-    cnt.add_argument("config", metavar="PRESET|CONFIG.json",
-                     help=f"a preset ({', '.join(arch.PRESETS)}) or a JSON file of MoEConfig "
-                          "fields")
+    cnt.add_argument("config", metavar="PRESET|CONFIG.json|DIR",
+                     help=f"a preset ({', '.join(arch.PRESETS)}), a JSON file of MoEConfig "
+                          "fields, or a Hugging Face config.json (or a directory holding "
+                          f"one) of model_type {', '.join(arch.SUPPORTED_MODEL_TYPES)}")
     cnt.add_argument("--json", action="store_true",
                      help="print JSON: {config, counts: {convention: {...}}, ratios}")
     cnt.set_defaults(func=_counts)

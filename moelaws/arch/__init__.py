@@ -6,6 +6,7 @@
 46.7
 """
 
+from moelaws.arch import hf_config, vendor_check
 from moelaws.arch.config import MLA, MoEConfig
 from moelaws.arch.counting import (
     Counts,
@@ -19,6 +20,7 @@ from moelaws.arch.counting import (
     router_weights,
     total_params,
 )
+from moelaws.arch.hf_config import SUPPORTED_MODEL_TYPES, HFConfigWarning, from_hf_config
 from moelaws.arch.presets import PRESETS, preset
 from moelaws.arch.ratios import (
     activation_ratio,
@@ -30,11 +32,14 @@ from moelaws.arch.ratios import (
     sparsity,
 )
 from moelaws.arch.tables import conventions_table, presets_table
+from moelaws.arch.vendor_check import vendor_check_summary, vendor_check_table
 
 __all__ = [
     "MLA",
     "PRESETS",
+    "SUPPORTED_MODEL_TYPES",
     "Counts",
+    "HFConfigWarning",
     "MoEConfig",
     "activation_ratio",
     "active_params",
@@ -47,7 +52,9 @@ __all__ = [
     "expert_attention_ratio",
     "expert_weights",
     "flops",
+    "from_hf_config",
     "granularity",
+    "hf_config",
     "holistic_ratios",
     "preset",
     "presets_table",
@@ -55,4 +62,7 @@ __all__ = [
     "sharing_ratio",
     "sparsity",
     "total_params",
+    "vendor_check",
+    "vendor_check_summary",
+    "vendor_check_table",
 ]

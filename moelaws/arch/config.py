@@ -69,13 +69,18 @@ class MoEConfig:
         Routed experts, activated routed experts per token, shared experts, expert width,
         shared-expert width.
     n_dense_layers
-        Leading dense layers of an MoE model.
+        Leading dense layers of an MoE model. Counts depend only on their number, so a model
+        whose dense layers are interleaved with MoE layers (Llama 4 Maverick) is described by
+        how many it has.
     vocab_size, context_length, tie_embeddings
         Vocabulary, training context length, whether input and output embeddings are shared.
     mla
         Multi-head latent attention sizes, or ``None`` for (grouped-query) multi-head attention.
     attention_bias, expert_bias
         Whether attention projections / experts and router carry biases (gpt-oss does).
+    shared_expert_gate
+        Whether each MoE layer scales its shared experts by a learned sigmoid gate, a
+        ``d_model x 1`` projection (Qwen1.5/Qwen2-MoE).
     name, source
         A label, and where the configuration comes from (model card, config file, paper table).
     """
@@ -98,6 +103,7 @@ class MoEConfig:
     mla: MLA | None = None
     attention_bias: bool = False
     expert_bias: bool = False
+    shared_expert_gate: bool = False
     name: str = "custom"
     source: str = ""
 

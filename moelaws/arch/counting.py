@@ -115,10 +115,15 @@ def expert_weights(cfg: MoEConfig, width: int, *, biases: bool = True) -> int:
 
 
 def router_weights(cfg: MoEConfig, *, biases: bool = True) -> int:
-    """Weights of one router (a d_model x n_experts matrix, plus a bias if the config has one)."""
+    """Weights of one router (a d_model x n_experts matrix, plus a bias if the config has one).
+
+    A shared-expert gate (``cfg.shared_expert_gate``, a d_model x 1 projection) is counted
+    with the router it sits beside.
+    """
     if not cfg.is_moe:
         return 0
-    return cfg.d_model * cfg.n_experts + (cfg.n_experts if biases and cfg.expert_bias else 0)
+    weights = cfg.d_model * cfg.n_experts + (cfg.n_experts if biases and cfg.expert_bias else 0)
+    return weights + (cfg.d_model if cfg.shared_expert_gate else 0)
 
 
 def embedding_params(cfg: MoEConfig) -> int:

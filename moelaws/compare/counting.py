@@ -1,9 +1,9 @@
 """A configuration's counts under every paper's convention, for the ``counts`` command.
 
-:func:`load_config` reads a preset name or a JSON file of :class:`~moelaws.arch.MoEConfig`
-fields; :func:`counts_report` gathers :func:`moelaws.arch.counts` under each convention of the
-registry of papers (role ``convention``, with its one-line note) and
-:func:`moelaws.arch.all_ratios`.
+:func:`load_config` reads a preset name, a JSON file of :class:`~moelaws.arch.MoEConfig`
+fields or a Hugging Face ``config.json`` (file or directory); :func:`counts_report` gathers
+:func:`moelaws.arch.counts` under each convention of the registry of papers (role
+``convention``, with its one-line note) and :func:`moelaws.arch.all_ratios`.
 """
 
 from __future__ import annotations
@@ -15,21 +15,29 @@ from typing import Any
 
 from moelaws import arch, papers
 from moelaws.arch import MoEConfig
+from moelaws.arch.hf_config import is_hf_config
 
 
 def load_config(spec: str) -> MoEConfig:
-    """A preset by name, or a configuration from a JSON file of ``MoEConfig`` fields.
+    """A preset by name, or a configuration from a JSON file or a directory.
 
-    ``spec`` is read as a file when it ends in ``.json`` or names an existing file; otherwise
-    as a preset name (case-insensitive).
+    ``spec`` is read as a file when it ends in ``.json`` or names an existing file or
+    directory (a directory must hold a ``config.json``); otherwise as a preset name
+    (case-insensitive). A JSON object with ``model_type``, ``architectures``,
+    ``hidden_size`` or ``num_hidden_layers`` is a Hugging Face ``config.json`` and is
+    converted by :func:`moelaws.arch.from_hf_config` (its warnings about fields it does not
+    know reach the caller); any other object holds ``MoEConfig`` fields.
 
     Raises
     ------
     ValueError
         For an unknown preset (the message lists the valid names), a missing or unreadable
-        file, malformed JSON, or JSON whose fields are unknown or invalid.
+        file, malformed JSON, JSON whose fields are unknown or invalid, or a Hugging Face
+        config of an unsupported ``model_type`` (the message lists the supported ones).
     """
     path = Path(spec)
+    if path.is_dir():
+        return arch.from_hf_config(path)
     if spec.lower().endswith(".json") or path.is_file():
         try:
             text = path.read_text(encoding="utf-8")
@@ -41,6 +49,8 @@ def load_config(spec: str) -> MoEConfig:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{spec} is not valid JSON: {exc}") from None
+        if is_hf_config(data):
+            return arch.from_hf_config(path)
         try:
             return MoEConfig.from_dict(data)
         except ValueError as exc:
@@ -60,8 +70,10 @@ def counts_report(cfg: MoEConfig) -> dict[str, Any]:
     -------
     dict
         ``config`` (the fields), ``counts`` (``{convention: {total, active, embedding,
-        attention_flops, ffn_flops, logits_flops, forward_flops, compute_per_token, note}}``,
-        non-embedding parameters, forward FLOPs per token, NaN as ``None``) and ``ratios``
+        attention_flops, ffn_flops, logits_flops, forward_flops, compute_per_token, note,
+        total_with_embeddings, active_with_embeddings}}``: non-embedding parameters, then
+        the same with the input embedding and output head added, as model cards mostly
+        count; forward FLOPs per token; NaN as ``None``) and ``ratios``
         (:func:`moelaws.arch.all_ratios`, NaN as ``None``).
     """
     table = {}
@@ -75,6 +87,8 @@ def counts_report(cfg: MoEConfig) -> dict[str, Any]:
             "logits_flops": _clean(c.logits_flops), "forward_flops": _clean(c.forward_flops),
             "compute_per_token": _clean(c.compute_per_token),
             "note": paper.convention.note,
+            "total_with_embeddings": _clean(c.total + c.embedding),
+            "active_with_embeddings": _clean(c.active + c.embedding),
         }
     ratios = {k: _clean(v) for k, v in arch.all_ratios(cfg).items()}
     return {"config": cfg.to_dict(), "counts": table, "ratios": ratios}

@@ -95,19 +95,31 @@ def design_text(budget: dict[str, float | None], recs: list[Recommendation]) -> 
     return "\n".join(lines).rstrip() + "\n"
 
 
+def size(value: float | None) -> str:
+    """A count in a readable unit: ``99.8T``, ``235.1B``, ``30.5M`` (``-`` if missing)."""
+    if value is None or not math.isfinite(value):
+        return "-"
+    for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(value) >= scale:
+            return f"{value / scale:.1f}{unit}"
+    return f"{value:.0f}"
+
+
 def counts_text(report: dict[str, Any]) -> str:
     """The ``counts`` command's table: counts per convention, then the ratios."""
     cfg = report["config"]
     lines = [f"{cfg['name']}  ({cfg['source'] or 'no source given'})", "",
-             f"{'convention':<14}{'N (B)':>10}{'N_a (B)':>10}{'emb (B)':>10}"
-             f"{'fwd GFLOPs/tok':>16}{'C/D per token':>15}"]
+             "N, N_a: total and active parameters without embeddings (non-embedding);",
+             "emb: input embedding + output head; N+emb, N_a+emb: with them (as model cards",
+             "mostly count); FLOPs and C/D per token are per token.", "",
+             f"{'convention':<14}{'N':>9}{'N_a':>9}{'emb':>9}{'N+emb':>9}{'N_a+emb':>9}"
+             f"{'fwd FLOPs':>11}{'C/D':>11}"]
     for conv, c in report["counts"].items():
-        def b(x: float | None) -> str:
-            return fmt(None if x is None else x / 1e9)
-
-        lines.append(f"{conv:<14}{b(c['total']):>10}{b(c['active']):>10}{b(c['embedding']):>10}"
-                     f"{b(c['forward_flops']):>16}{fmt(c['compute_per_token']):>15}")
-    lines += ["", "C/D per token: what the paper multiplies by the tokens D to get its C",
+        lines.append(
+            f"{conv:<14}{size(c['total']):>9}{size(c['active']):>9}{size(c['embedding']):>9}"
+            f"{size(c['total_with_embeddings']):>9}{size(c['active_with_embeddings']):>9}"
+            f"{size(c['forward_flops']):>11}{size(c['compute_per_token']):>11}")
+    lines += ["", "C/D: what the paper multiplies by the tokens D to get its C",
               "(training FLOPs per token; N_a for comprehensive; none for constrained).", "",
               "ratios:"]
     width = max(len(k) for k in report["ratios"])
@@ -115,4 +127,4 @@ def counts_text(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["counts_text", "design_text", "fmt"]
+__all__ = ["counts_text", "design_text", "fmt", "size"]

@@ -480,6 +480,10 @@ class MoETransformer(nn.Module):
         super().__init__()
         if cfg.mla is not None:
             raise ValueError("torchmoe does not implement MLA attention (cfg.mla is set)")
+        if cfg.shared_expert_gate:
+            # Its parameter count would then differ from moelaws.arch's exact convention.
+            raise ValueError("torchmoe does not implement the shared-expert gate "
+                             "(cfg.shared_expert_gate is set)")
         self.cfg = cfg
         self.aux_loss_coef, self.z_loss_coef = aux_loss_coef, z_loss_coef
         self.embed = nn.Embedding(cfg.vocab_size, cfg.d_model)

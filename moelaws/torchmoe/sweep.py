@@ -61,13 +61,17 @@ CACHE_VERSION = 1
 """Bump when the model or training loop changes in a way that changes results."""
 
 _LABELS = ("name", "source")
+# MoEConfig fields added after the caches were written: left out of the key at their default,
+# so that the keys of the cached runs stay valid.
+_LATER_DEFAULTS = {"shared_expert_gate": False}
 
 
 def run_key(cfg: MoEConfig, settings: TrainSettings, seed: int, corpus: Corpus) -> str:
     """The cache key of one run: 16 hex digits of a hash of everything that determines it."""
     payload = {
         "version": CACHE_VERSION,
-        "cfg": {k: v for k, v in cfg.to_dict().items() if k not in _LABELS},
+        "cfg": {k: v for k, v in cfg.to_dict().items()
+                if k not in _LABELS and not (k in _LATER_DEFAULTS and v == _LATER_DEFAULTS[k])},
         "settings": settings.to_dict(),
         "seed": seed,
         "corpus": corpus.name,

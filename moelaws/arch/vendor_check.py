@@ -1,0 +1,136 @@
+"""Our counts of real Hugging Face configs against the sizes their vendors state.
+
+The configs and the stated sizes live in the repository, ``tests/data/hf_configs/``: one
+``<model>/config.json`` per model and ``sources.json`` with, per model, where the config was
+copied from, the vendor's stated total and active parameters (billions), the document that
+states them, and the vendor's counting convention. A convention starting with ``with
+embeddings`` adds the input embedding and the output head to our non-embedding count; one
+starting with ``with output head`` adds the output head only (DeepSeek, gpt-oss).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from moelaws.arch.config import MoEConfig
+from moelaws.arch.counting import counts
+from moelaws.arch.hf_config import HFConfigWarning, from_hf_config, uncounted
+
+__all__ = [
+    "TOLERANCE",
+    "stored_configs_dir",
+    "stored_models",
+    "vendor_check_summary",
+    "vendor_check_table",
+]
+
+TOLERANCE = 0.02
+"""Relative agreement we require between our count and a vendor's stated size."""
+
+_CONVENTIONS = ("with embeddings", "with output head")
+
+
+def stored_configs_dir() -> Path:
+    """The repository's ``tests/data/hf_configs`` folder.
+
+    Raises
+    ------
+    ValueError
+        If it is absent (the configs ship with the repository, not with the installed
+        package).
+    """
+    root = Path(__file__).resolve().parents[2] / "tests" / "data" / "hf_configs"
+    if not (root / "sources.json").is_file():
+        raise ValueError(f"no stored Hugging Face configs at {root}: they ship with the "
+                         "moelaws repository, not with the installed package")
+    return root
+
+
+def stored_models(root: Path | None = None) -> list[dict[str, Any]]:
+    """The entries of ``sources.json`` (one dict per stored model)."""
+    root = root or stored_configs_dir()
+    return json.loads((root / "sources.json").read_text(encoding="utf-8"))["models"]
+
+
+def _with(convention: str, cfg: MoEConfig, non_embedding: float, embedding: float) -> float:
+    if convention.startswith("with embeddings"):
+        return non_embedding + embedding
+    if convention.startswith("with output head"):
+        return non_embedding + cfg.vocab_size * cfg.d_model
+    raise ValueError(f"unknown convention {convention!r}; it must start with one of "
+                     f"{', '.join(_CONVENTIONS)}")
+
+
+def vendor_check_table(root: Path | None = None) -> pd.DataFrame:
+    """Our exact count of each stored config next to its vendor's stated size.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model and quantity (total, active): ``model``, ``quantity``, ``ours (B)``
+        (exact convention plus what the vendor's convention includes), ``stated (B)``,
+        ``convention``, ``diff (%)`` (ours relative to stated), ``within 2 %``, ``note``
+        (a known discrepancy, or what our count leaves out) and ``source`` (the vendor's
+        document).
+    """
+    root = root or stored_configs_dir()
+    rows = []
+    for entry in stored_models(root):
+        with warnings.catch_warnings():
+            # Every stored config converts without unknown fields (tests/test_hf_config.py);
+            # a warning here must not print into the chapter.
+            warnings.simplefilter("error", HFConfigWarning)
+            cfg = from_hf_config(root / entry["model"] / "config.json", name=entry["model"])
+        c = counts(cfg, "exact")
+        for quantity, ours in (("total", c.total), ("active", c.active)):
+            convention = entry[f"{quantity}_convention"]
+            value = _with(convention, cfg, ours, c.embedding) / 1e9
+            stated = float(entry[f"stated_{quantity}_B"])
+            diff = value / stated - 1.0
+            note = entry.get(f"{quantity}_discrepancy") or (
+                f"not counted: {uncounted(cfg)}" if uncounted(cfg) else "")
+            rows.append({
+                "model": entry["model"], "quantity": quantity, "ours (B)": value,
+                "stated (B)": stated, "convention": convention, "diff (%)": 100.0 * diff,
+                "within 2 %": abs(diff) <= TOLERANCE, "note": note,
+                "source": entry["stated_source"],
+            })
+    return pd.DataFrame(rows)
+
+
+def _short(text: str) -> str:
+    """The part of a convention or citation before its first parenthesis, colon or semicolon."""
+    return re.split(r" \(|;|:", text, maxsplit=1)[0]
+
+
+def vendor_check_summary(table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """:func:`vendor_check_table` with one row per model, for display.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by model: for total and active, ours, stated (billions) and the difference
+        (%); what each count adds to the non-embedding one (``embeddings`` or ``output head``);
+        whether both agree within 2 %; and the vendor's document, shortened.
+    """
+    table = vendor_check_table() if table is None else table
+    rows = []
+    for model, group in table.groupby("model", sort=False):
+        row: dict[str, Any] = {"model": model}
+        for _, r in group.iterrows():
+            q = r["quantity"]
+            row[f"{q}: ours (B)"] = r["ours (B)"]
+            row[f"{q}: stated (B)"] = r["stated (B)"]
+            row[f"{q}: diff (%)"] = r["diff (%)"]
+        for _, r in group.iterrows():
+            row[f"{r['quantity']} counted with"] = _short(r["convention"]).removeprefix("with ")
+        row["within 2 %"] = bool(group["within 2 %"].all())
+        row["stated in"] = _short(group["source"].iloc[0])
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("model")
