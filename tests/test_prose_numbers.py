@@ -25,7 +25,12 @@ The rules, in order (a number is *tracked* when one applies):
    - powers of ten written as ``10^{k}`` / ``1e22`` that the text uses as a scale of its own
      (an axis range, a budget chosen as an input): see :data:`INPUTS`, per chapter, with the
      reason;
-   - numbers inside names (``log10``, ``Qwen3-235B-A22B``, ``H100``, ``d_model``, subscripts).
+   - numbers inside names (``log10``, ``Qwen3-235B-A22B``, ``H100``, ``d_model``, subscripts)
+     and compound adjectives that name a configuration ("the 32-expert model", "a
+     4096-token context");
+   - the chapter's stated run time ("**Run time** under 30 seconds"), which
+     ``tests/browser/test_timing.py`` checks against the build;
+   - words in quotation marks, the paper's own words ("3.1 %").
 
 Anything else is *untracked* and fails the test, listed with its place so it can be glued,
 given its reference, or (for a parameter of the text itself) added to :data:`INPUTS` with a
@@ -73,8 +78,9 @@ NUMBER = re.compile(
     r"(?![\w.]*\d)"
 )
 # Names that carry digits: hyphenated model/file names (Qwen3-235B-A22B, GPT-4, MoE-mini-2),
-# words with digits inside (log10, H100, A22B, fp16), subscripts and LaTeX commands.
-NAME = re.compile(r"arXiv:\S+|\b[A-Za-z][\w.]*(?:-[\w.]+)+|\b[A-Za-z]+\d[\w]*"
+# words with digits inside (log10, H100, A22B, fp16), subscripts, LaTeX commands and compound
+# adjectives naming a configuration (32-expert, 4096-token).
+NAME = re.compile(r"arXiv:\S+|\b\d+-(?=[a-z]{3,})|\b[A-Za-z][\w.]*(?:-[\w.]+)+|\b[A-Za-z]+\d[\w]*"
                   r"|_\{[^}]*\}|_\w|\\[A-Za-z]+")
 ROLE = re.compile(r"\{[a-z:-]+\}`[^`]*`")
 CODE = re.compile(r"``[^`]*``|`[^`]*`")
@@ -83,7 +89,10 @@ URL = re.compile(r"https?://\S+|\]\([^)]*\)|<[^>]+>")
 RUN_TIME = re.compile(r"\*\*Run time\.?\*\*\.?\s+under\s+\d+\s+(?:seconds?|minutes?)")
 # Words in quotation marks are the paper's own words.
 QUOTE = re.compile('"[^"\\n]{1,80}"|“[^”\\n]{1,80}”')
-SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+(?=[A-Z*(\[$])|\n\s*\n")
+_ABBREVIATIONS = ("Eq.", "Eqs.", "Sec.", "Secs.", "Fig.", "Figs.", "App.", "Tab.", "Alg.", "e.g.",
+                  "i.e.", "cf.", "vs.", "al.", "approx.")
+SENTENCE_END = re.compile("".join(f"(?<!{re.escape(a)})" for a in _ABBREVIATIONS)
+                          + r"(?<=[.!?:;])\s+(?=[A-Z*(\[$])|\n\s*\n")
 
 
 @dataclass(frozen=True)
