@@ -59,7 +59,17 @@ LABEL = re.compile(
     rf"(?:\s*(?:[-–,]|and|or|to)\s*(?:{_REF_TARGET}))*"
 )
 
-INPUTS: dict[str, tuple[tuple[str, str], ...]] = {}
+INPUTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "02_leverage.md": (
+        ("10^{35}", "a budget the Algorithm 1 demonstration chooses to show an undefined EL"),
+    ),
+    "07_five_laws.md": (
+        ("10^{23}", "the budget 'One budget, five answers' asks every paper about"),
+        ("350", "that section's total-parameter budget (B)"),
+        ("20", "that section's active-parameter budget (B)"),
+        ("30", "the upper end of the assumed token counts the last section sweeps (T)"),
+    ),
+}
 """Numbers that are parameters of a chapter's own text (an input it chooses, not a result):
 ``{chapter file name: ((number as written, reason), ...)}``."""
 
@@ -92,7 +102,7 @@ QUOTE = re.compile('"[^"\\n]{1,80}"|“[^”\\n]{1,80}”')
 _ABBREVIATIONS = ("Eq.", "Eqs.", "Sec.", "Secs.", "Fig.", "Figs.", "App.", "Tab.", "Alg.", "e.g.",
                   "i.e.", "cf.", "vs.", "al.", "approx.")
 SENTENCE_END = re.compile("".join(f"(?<!{re.escape(a)})" for a in _ABBREVIATIONS)
-                          + r"(?<=[.!?:;])\s+(?=[A-Z*(\[$])|\n\s*\n")
+                          + r"(?<=[.!?])\s+(?=[A-Z*(\[$])|\n\s*\n")
 
 
 @dataclass(frozen=True)
