@@ -14,7 +14,10 @@ The rules, in order (a number is *tracked* when one applies):
    "Eqs.", "Table", "Tab.", "Sec.", "Section", "Fig.", "Figure", "App.", "Appendix",
    "Algorithm", "Alg." (each followed by its number or letter), or a ``{cite...}`` role.
    A display-math block (``$$ ... $$``, ``{math}``) belongs to the sentence that introduces it
-   (the text from the previous sentence's end up to the block) and to the one that follows it.
+   (the text from the previous sentence's end up to the block) and to the one that follows it;
+   a heading is read with the first sentence under it. Sentences end at ``.``, ``!`` or ``?``
+   followed by a capital (not after "Eq.", "Sec.", "App.", "e.g." and the like) or at a blank
+   line.
 3. **Reference numbers**: the number that follows one of those words, or "Chapter"/"chapter",
    "Step"/"step", "line" (a label, not a value), ranges and lists included ("Tables 8-10").
 4. **Allow-list** (:data:`ALLOWED`), short and reviewed:
@@ -22,9 +25,11 @@ The rules, in order (a number is *tracked* when one applies):
    - whole numbers 0-10 written without a decimal point: structural constants of formulas
      (``1/(1+r)``, squares), ordinals and counts of things the text itself names ("two
      warnings", "the five papers");
-   - powers of ten written as ``10^{k}`` / ``1e22`` that the text uses as a scale of its own
-     (an axis range, a budget chosen as an input): see :data:`INPUTS`, per chapter, with the
-     reason;
+   - round orders of magnitude, ``10^{k}`` or ``3\times10^{k}`` (``1e22``, ``3e20``): the
+     scales the text names (the papers' compute budgets, a range's ends, a budget chosen as an
+     input), not computed values;
+   - other parameters of the text itself (an input it chooses, not a result), listed per
+     chapter with the reason in :data:`INPUTS`;
    - numbers inside names (``log10``, ``Qwen3-235B-A22B``, ``H100``, ``d_model``, subscripts)
      and compound adjectives that name a configuration ("the 32-expert model", "a
      4096-token context");
@@ -60,11 +65,7 @@ LABEL = re.compile(
 )
 
 INPUTS: dict[str, tuple[tuple[str, str], ...]] = {
-    "02_leverage.md": (
-        ("10^{35}", "a budget the Algorithm 1 demonstration chooses to show an undefined EL"),
-    ),
     "07_five_laws.md": (
-        ("10^{23}", "the budget 'One budget, five answers' asks every paper about"),
         ("350", "that section's total-parameter budget (B)"),
         ("20", "that section's active-parameter budget (B)"),
         ("30", "the upper end of the assumed token counts the last section sweeps (T)"),
@@ -179,7 +180,14 @@ def _value(token: str) -> float | None:
         return None
 
 
+SCALE = re.compile(r"(?:[13]\s*(?:\\times|×|\\cdot)\s*)?10\^\{?[-−]?\d+\}?|[13]e[-+]?\d+")
+"""A round order of magnitude, 10^k or 3×10^k: a scale the text names (a compute budget, a
+range's end), not a computed value."""
+
+
 def _allowed(token: str) -> bool:
+    if SCALE.fullmatch(token):
+        return True
     value = _value(token)
     if value is None:
         return False
@@ -205,6 +213,10 @@ def scan(path: Path) -> list[Untracked]:
     spans = list(itertools.pairwise(bounds))
     referenced = [bool(REFERENCE.search(original[a:b])) for a, b in spans]
     display = [("$$" in original[a:b]) for a, b in spans]
+    # A heading is read with the sentence under it.
+    for k in range(len(spans) - 2, -1, -1):
+        if original[spans[k][0]:spans[k][1]].lstrip().startswith("#") and referenced[k + 1]:
+            referenced[k] = True
     for k in range(len(spans)):
         if display[k]:
             for j in (k - 1, k + 1):
