@@ -99,7 +99,7 @@ URL = re.compile(r"https?://\S+|\]\([^)]*\)|<[^>]+>")
 # The chapter's stated run-time bound, checked against the build by tests/browser/test_timing.py.
 RUN_TIME = re.compile(r"\*\*Run time\.?\*\*\.?\s+under\s+\d+\s+(?:seconds?|minutes?)")
 # Words in quotation marks are the paper's own words.
-QUOTE = re.compile('"[^"\\n]{1,80}"|“[^”\\n]{1,80}”')
+QUOTE = re.compile('"[^"]{1,80}"|“[^”]{1,80}”')
 _ABBREVIATIONS = ("Eq.", "Eqs.", "Sec.", "Secs.", "Fig.", "Figs.", "App.", "Tab.", "Alg.", "e.g.",
                   "i.e.", "cf.", "vs.", "al.", "approx.")
 SENTENCE_END = re.compile("".join(f"(?<!{re.escape(a)})" for a in _ABBREVIATIONS)
