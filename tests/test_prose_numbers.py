@@ -65,6 +65,7 @@ LABEL = re.compile(
 )
 
 INPUTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "03_holistic.md": (("95", "the confidence level we choose for our fit's t-intervals"),),
     "07_five_laws.md": (
         ("350", "that section's total-parameter budget (B)"),
         ("20", "that section's active-parameter budget (B)"),
