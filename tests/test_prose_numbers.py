@@ -13,7 +13,8 @@ The rules, in order (a number is *tracked* when one applies):
 2. **Quoted with a reference**: the sentence that holds the number names a reference: "Eq.",
    "Eqs.", "Table", "Tab.", "Sec.", "Section", "Fig.", "Figure", "App.", "Appendix",
    "Algorithm", "Alg." (each followed by its number or letter), or a ``{cite...}`` role.
-   A display-math block (``$$ ... $$``, ``{math}``) belongs to the sentence that introduces it
+   A display-math block (``$$ ... $$``, ``{math}``) or a Markdown table belongs to the sentence
+   that introduces it
    (the text from the previous sentence's end up to the block) and to the one that follows it;
    a heading is read with the first sentence under it. Sentences end at ``.``, ``!`` or ``?``
    followed by a capital (not after "Eq.", "Sec.", "App.", "e.g." and the like) or at a blank
@@ -64,16 +65,24 @@ LABEL = re.compile(
     rf"(?:\s*(?:[-–,]|and|or|to)\s*(?:{_REF_TARGET}))*"
 )
 
-INPUTS: dict[str, tuple[tuple[str, str], ...]] = {
-    "03_holistic.md": (("95", "the confidence level we choose for our fit's t-intervals"),),
+INPUTS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "05_constrained.md": tuple(
+        (number, words, "a setting of the Qwen3 reading scan (the grid of inputs it tries)")
+        for number, words in (("64", r"$k_\text{align} \le"), ("64", r"$\Gamma$ containing"),
+                              ("64", r"(e.g. $\Gamma = \{32,"), ("128", r"$n_\text{exp} \le"),
+                              ("256", "If the expert grid reaches"),
+                              ("128", r"$k_\text{align} ="))
+    ),
+    "03_holistic.md": (("95", "six points with", "the confidence level of our fit's intervals"),),
     "07_five_laws.md": (
-        ("350", "that section's total-parameter budget (B)"),
-        ("20", "that section's active-parameter budget (B)"),
-        ("30", "the upper end of the assumed token counts the last section sweeps (T)"),
+        ("350", "FLOPs, with", "the total-parameter budget 'One budget, five answers' chooses"),
+        ("20", "total and", "that section's active-parameter budget (B)"),
+        ("350", "fixed at", "the same total-parameter budget"),
+        ("30", "from 2T to", "the upper end of the token counts the last section assumes"),
     ),
 }
 """Numbers that are parameters of a chapter's own text (an input it chooses, not a result):
-``{chapter file name: ((number as written, reason), ...)}``."""
+``{chapter file name: ((number as written, words just before it, reason), ...)}``."""
 
 ALLOWED = {
     "years": (1990, 2039),
@@ -213,7 +222,8 @@ def scan(path: Path) -> list[Untracked]:
     bounds = [0] + [m.end() for m in SENTENCE_END.finditer(original)] + [len(text)]
     spans = list(itertools.pairwise(bounds))
     referenced = [bool(REFERENCE.search(original[a:b])) for a, b in spans]
-    display = [("$$" in original[a:b]) for a, b in spans]
+    display = [("$$" in original[a:b] or original[a:b].lstrip().startswith("|"))
+               for a, b in spans]
     # A heading is read with the sentence under it.
     for k in range(len(spans) - 2, -1, -1):
         if original[spans[k][0]:spans[k][1]].lstrip().startswith("#") and referenced[k + 1]:
@@ -225,14 +235,16 @@ def scan(path: Path) -> list[Untracked]:
                     referenced[k] = True
             if referenced[k] and k + 1 < len(spans):
                 referenced[k + 1] = True
-    inputs = {number for number, _ in INPUTS.get(path.name, ())}
+    inputs = INPUTS.get(path.name, ())
     found: list[Untracked] = []
     for (a, b), ref in zip(spans, referenced, strict=True):
         if ref:
             continue
         for m in NUMBER.finditer(text, a, b):
             token = m.group(0)
-            if _allowed(token) or token in inputs:
+            before_text = " ".join(original[max(0, m.start() - 80): m.start()].split())
+            if _allowed(token) or any(token == number and before_text.endswith(words)
+                                      for number, words, _ in inputs):
                 continue
             context = original[max(a, m.start() - 40): m.end() + 30].replace("\n", " ")
             before = " ".join(original[max(a, m.start() - 60): m.start()].split()[-4:])
