@@ -66,6 +66,11 @@ LABEL = re.compile(
 )
 
 INPUTS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "04_comprehensive.md": (
+        ("0.001", "(step 0.01 for $G$,", "the grid step we infer for Table 3's S ends"),
+        ("0.0025", r"A small live run at $\sigma =", "the noise level the live run chooses"),
+        ("20", "(4 starts;", "the live run's bootstrap resamples"),
+    ),
     "05_constrained.md": tuple(
         (number, words, "a setting of the Qwen3 reading scan (the grid of inputs it tries)")
         for number, words in (("64", r"$k_\text{align} \le"), ("64", r"$\Gamma$ containing"),
