@@ -14,9 +14,8 @@ The rules, in order (a number is *tracked* when one applies):
    "Eqs.", "Table", "Tab.", "Sec.", "Section", "Fig.", "Figure", "App.", "Appendix",
    "Algorithm", "Alg." (each followed by its number or letter), or a ``{cite...}`` role.
    A display-math block (``$$ ... $$``, ``{math}``) or a Markdown table belongs to the sentence
-   that introduces it
-   (the text from the previous sentence's end up to the block) and to the one that follows it;
-   a heading is read with the first sentence under it. Sentences end at ``.``, ``!`` or ``?``
+   that introduces it and to the one that follows it; a heading is read with the first
+   sentence under it. Sentences end at ``.``, ``!`` or ``?``
    followed by a capital (not after "Eq.", "Sec.", "App.", "e.g." and the like) or at a blank
    line.
 3. **Reference numbers**: the number that follows one of those words, or "Chapter"/"chapter",
@@ -127,12 +126,6 @@ class Untracked:
     line: int
     number: str
     context: str
-
-    before: str = ""
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.path.name, self.number, self.before)
 
     def __str__(self) -> str:
         return f"{self.path.relative_to(ROOT)}:{self.line}: {self.number}    …{self.context}…"
@@ -252,41 +245,17 @@ def scan(path: Path) -> list[Untracked]:
                                       for number, words, _ in inputs):
                 continue
             context = original[max(a, m.start() - 40): m.end() + 30].replace("\n", " ")
-            before = " ".join(original[max(a, m.start() - 60): m.start()].split()[-4:])
-            found.append(Untracked(path, line_of[m.start()], token, context, before))
+            found.append(Untracked(path, line_of[m.start()], token, context))
     return found
-
-
-PENDING_FILE = Path(__file__).with_name("prose_numbers_pending.tsv")
-"""Untracked numbers not yet glued or referenced (issue 16's remaining work): one
-``chapter<TAB>number<TAB>words before it`` line each. The test tolerates exactly these and fails
-on any other; the list only shrinks (``python tests/test_prose_numbers.py --pending`` rewrites
-it from the chapters, and the test fails on entries that no longer occur)."""
-
-
-def pending() -> set[tuple[str, str, str]]:
-    if not PENDING_FILE.exists():
-        return set()
-    rows = [line.split("\t") for line in PENDING_FILE.read_text(encoding="utf-8").splitlines()
-            if line and not line.startswith("#")]
-    return {(r[0], r[1], r[2]) for r in rows}
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
 def test_every_prose_number_is_glued_or_quoted(path):
-    known = pending()
-    untracked = [u for u in scan(path) if u.key not in known]
+    untracked = scan(path)
     assert not untracked, (
         f"{len(untracked)} number(s) in {path.name}'s prose are neither glued nor quoted with a "
         "reference (see tests/test_prose_numbers.py for the rules):\n"
         + "\n".join(str(u) for u in untracked))
-
-
-def test_the_pending_list_only_shrinks():
-    found = {u.key for chapter in CHAPTERS for u in scan(chapter)}
-    stale = sorted(pending() - found)
-    assert not stale, ("entries of tests/prose_numbers_pending.tsv no longer in the prose "
-                       f"(remove them): {stale}")
 
 
 def test_the_scan_finds_untracked_numbers(tmp_path):
@@ -299,20 +268,23 @@ def test_the_scan_finds_untracked_numbers(tmp_path):
     assert [(u.line, u.number) for u in scan(chapter)] == [(7, "0.731")]
 
 
-if __name__ == "__main__":
-    import sys
+def test_formulas_headings_and_inputs_follow_their_rules(tmp_path, monkeypatch):
+    chapter = tmp_path / "98_probe.md"
+    chapter.write_text(
+        "# Probe\n\n## The 30-40 % band\n\nApp. F.4 finds 30-40 % near-optimal.\n\n"
+        "Our curve:\n\n$$\nL = 2.5 + 0.31\\,x\n$$\n\nWe choose 128 experts, and get 0.42.\n",
+        encoding="utf-8")
+    assert [u.number for u in scan(chapter)] == ["2.5", "0.31", "128", "0.42"]
+    monkeypatch.setitem(INPUTS, chapter.name, (("128", "We choose", "an input"),))
+    assert [u.number for u in scan(chapter)] == ["2.5", "0.31", "0.42"]
 
+
+if __name__ == "__main__":
     total = 0
-    keys = []
     for chapter in CHAPTERS:
         items = scan(chapter)
         total += len(items)
-        keys.extend(item.key for item in items)
         print(f"== {chapter.name}: {len(items)}")
         for item in items:
             print(item)
     print(f"total untracked: {total}")
-    if "--pending" in sys.argv:
-        PENDING_FILE.write_text(
-            "# chapter\tnumber\twords before it (see tests/test_prose_numbers.py)\n"
-            + "".join("\t".join(k) + "\n" for k in sorted(set(keys))), encoding="utf-8")
