@@ -359,26 +359,3 @@ def test_recommendation_table_lines_and_arch_checks() -> None:
     assert table.loc["leverage", "recommendation"].endswith("[!]")  # 1e22 > fitted 6e20
     with pytest.raises(ValueError, match="n_values"):
         recommendation_table(recs, n_values=0)
-
-
-def test_the_chapters_summary_findings() -> None:
-    """The numbers the chapter's prose and summary state (notebooks/07_five_laws.md)."""
-    lv = verdicts.question_table("leverage")
-    el = lv["EL"].dropna()
-    assert (el.idxmax(), round(el.max(), 1)) == ("Kimi-K2", 15.0)
-    assert (el.idxmin(), round(el.min(), 1)) == ("OLMoE-1B-7B", 3.6)
-    assert round(el["DeepSeek-V3"], 1) == 12.4
-    budgets = lv["C (FLOPs)"].dropna() / 6e20
-    assert budgets.min() > 1 and round(budgets["MoE-mini"]) == 13
-    co = verdicts.question_table("comprehensive")
-    assert (co["S verdict"] == "below").sum() == 8
-    assert set(co.index[co["G verdict"] == "below"]) == {"gpt-oss-120b", "gpt-oss-20b",
-                                                          "Mixtral-8x7B"}
-    gaps = co["ΔL to optimum at fixed N, D"]
-    assert (round(gaps.min(), 3), round(gaps.max(), 3)) == (0.007, 0.065)
-    change = verdicts.question_table("constrained")["Eq. 3 loss change"]
-    assert (change > 0).sum() == 8 and change.idxmin() == "MoE-mini"
-    over = verdicts.question_table("holistic")["D/D_opt"].dropna()
-    assert round(over.min()) == 4 and round(over.max()) == 20
-    ratio = verdicts.question_table("allocation")["r/r*"].dropna()
-    assert (round(ratio.min(), 2), round(ratio.max(), 2)) == (0.12, 0.69)

@@ -104,7 +104,7 @@ def test_vendor_conventions_change_the_active_count_as_stated() -> None:
 )
 def test_converted_configs_count_like_the_hand_transcribed_presets(model: str, preset: str) -> None:
     ours, theirs = convert(ROOT / model), arch.preset(preset)
-    for conv in arch.CONVENTIONS:
+    for conv in arch.conventions():
         a, b = arch.counts(ours, conv), arch.counts(theirs, conv)
         assert (a.total, a.active, a.embedding) == (b.total, b.active, b.embedding), conv
 
