@@ -1,0 +1,70 @@
+"""Sphinx extension: the student edition of every chapter, offered in its download menu.
+
+At the end of an HTML build, each chapter's executed notebook (``_sources/<doc>.ipynb``,
+written by MyST-NB) gets a sibling ``_sources/<doc>.exercises.ipynb`` made by
+:func:`moelaws.teaching.student.student_notebook`: every ``solution``-tagged cell removed and an
+empty "Your answer to Exercise ..." cell after each exercise; the outputs of the other cells
+stay. The download menu of every notebook page gains a "Download exercises (.ipynb)" entry
+beside the theme's ``.ipynb`` and ``.md`` entries. It runs before ``moelaws_launch``'s
+build-finished hook, which then gives the student notebook the same setup cell for Colab.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+LABEL = "download-exercises-button"
+TEXT = "Download exercises (.ipynb)"
+
+
+def exercises_file(docname: str) -> str:
+    """The student notebook of ``docname``, relative to ``_sources``."""
+    from moelaws.teaching.student import SUFFIX
+
+    return f"{docname}{SUFFIX}"
+
+
+def _add_download(app: Any, pagename: str, templatename: str, context: dict, doctree: Any):
+    if not context.get("ipynb_source"):
+        return
+    url = f"{context['pathto']('_sources', 1)}/{exercises_file(pagename)}"
+    for button in context.get("header_buttons", []) or []:
+        if button.get("label") == "download-buttons":
+            entries = button.setdefault("buttons", [])
+            at = next(
+                (i + 1 for i, b in enumerate(entries) if b.get("label") == "download-notebook-button"),
+                0,
+            )
+            entries.insert(at, {
+                "type": "link",
+                "url": url,
+                "text": TEXT,
+                "icon": "fas fa-pencil-alt",
+                "tooltip": "Download the exercises without solutions (student notebook)",
+                "label": LABEL,
+            })
+
+
+def _write_student_editions(app: Any, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    import nbformat
+
+    from moelaws.teaching.student import SUFFIX, student_notebook
+
+    sources = Path(app.outdir, "_sources")
+    for path in sorted(sources.rglob("*.ipynb")):
+        if path.name.endswith(SUFFIX):
+            continue
+        notebook = nbformat.read(path, as_version=4)
+        target = path.with_name(path.stem + SUFFIX)
+        nbformat.write(student_notebook(notebook), target)
+
+
+def setup(app: Any) -> dict[str, Any]:
+    # After sphinx-book-theme's add_header_buttons has made the download menu.
+    app.connect("html-page-context", _add_download, priority=600)
+    # Before moelaws_launch adds the Colab setup cell to every notebook under _sources.
+    app.connect("build-finished", _write_student_editions, priority=400)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
