@@ -141,7 +141,7 @@ def test_command_writes_one_notebook_per_chapter(tmp_path: Path) -> None:
     assert main([str(source), "-o", str(tmp_path / "out")]) == 0
     written = nbformat.read(tmp_path / "out" / "toy.exercises.ipynb", as_version=4)
     assert not any(is_solution_cell(c) for c in written.cells)
-    with pytest.raises(ValueError, match="expected a .md"):
+    with pytest.raises(ValueError, match=r"expected a \.md"):
         write_student_edition(tmp_path / "toy.txt", tmp_path)
 
 

@@ -32,10 +32,9 @@ def _add_download(app: Any, pagename: str, templatename: str, context: dict, doc
     for button in context.get("header_buttons", []) or []:
         if button.get("label") == "download-buttons":
             entries = button.setdefault("buttons", [])
-            at = next(
-                (i + 1 for i, b in enumerate(entries) if b.get("label") == "download-notebook-button"),
-                0,
-            )
+            labels = [b.get("label") for b in entries]
+            notebook = "download-notebook-button"
+            at = labels.index(notebook) + 1 if notebook in labels else 0
             entries.insert(at, {
                 "type": "link",
                 "url": url,
