@@ -156,3 +156,24 @@ def test_student_edition_of_chapter_0_runs(tmp_path: Path) -> None:
     assert stubs and all(not any(o.get("output_type") == "error" for o in c.outputs)
                          for c in notebook.cells if c.cell_type == "code")
     assert textwrap.dedent(stubs[0].source).startswith("# Your answer")
+
+
+def test_exercises_are_renumbered_per_page() -> None:
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location(
+        "moelaws_teaching", ROOT / "book" / "_ext" / "moelaws_teaching.py"
+    )
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+    env = SimpleNamespace(toc_fignumbers={
+        "a": {"exercise": {"x1": (1,), "x2": (2,)}, "figure": {"f": (1,)}},
+        "b": {"exercise": {"y2": (4,), "y1": (3,)}},
+        "c": {"exercise": {"z": (2, 1)}},  # numbered toctree: left alone
+    })
+    assert ext._number_exercises_per_page(None, env) == []
+    assert env.toc_fignumbers["a"]["exercise"] == {"x1": (1,), "x2": (2,)}
+    assert env.toc_fignumbers["b"]["exercise"] == {"y1": (1,), "y2": (2,)}
+    assert env.toc_fignumbers["c"]["exercise"] == {"z": (2, 1)}
+    assert env.toc_fignumbers["a"]["figure"] == {"f": (1,)}

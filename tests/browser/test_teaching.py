@@ -32,10 +32,11 @@ def test_chapters_are_found() -> None:
 def test_download_exercises_link_serves_the_student_edition(path: str, tab: Visit) -> None:
     page = tab.page
     page.goto(tab.url(path))
-    link = page.get_by_role("link", name="Download exercises (.ipynb)")
+    link = page.locator("a.btn-download-exercises-button")
     assert link.count() == 1, f"{path}: no 'Download exercises (.ipynb)' entry"
-    page.locator(".dropdown-download-buttons > button").hover()
+    page.locator(".dropdown-download-buttons > button").click()  # open the download menu
     link.wait_for(state="visible", timeout=TIMEOUT_MS)
+    assert link.inner_text().strip() == "Download exercises (.ipynb)"
     href = link.get_attribute("href") or ""
     assert href.endswith(path.replace(".html", ".exercises.ipynb")), href
     response = page.request.get(urllib.parse.urljoin(page.url, href))

@@ -1,12 +1,18 @@
-"""Sphinx extension: the student edition of every chapter, offered in its download menu.
+"""Sphinx extension for teaching: exercises numbered per chapter, and the student edition.
 
-At the end of an HTML build, each chapter's executed notebook (``_sources/<doc>.ipynb``,
-written by MyST-NB) gets a sibling ``_sources/<doc>.exercises.ipynb`` made by
-:func:`moelaws.teaching.student.student_notebook`: every ``solution``-tagged cell removed and an
-empty "Your answer to Exercise ..." cell after each exercise; the outputs of the other cells
-stay. The download menu of every notebook page gains a "Download exercises (.ipynb)" entry
-beside the theme's ``.ipynb`` and ``.md`` entries. It runs before ``moelaws_launch``'s
-build-finished hook, which then gives the student notebook the same setup cell for Colab.
+* sphinx-exercise numbers exercises through Sphinx's figure numbering, which, in a toctree
+  without section numbers, counts through the whole book (chapter 1's first exercise would be
+  "Exercise 6"). After Sphinx assigns the numbers, each chapter's exercises are renumbered
+  1, 2, ... in order, so "Exercise 3" is the third exercise of the page it is on (titles and
+  "Solution to Exercise 3" follow, since both read the same table).
+* At the end of an HTML build, each chapter's executed notebook (``_sources/<doc>.ipynb``,
+  written by MyST-NB) gets a sibling ``_sources/<doc>.exercises.ipynb`` made by
+  :func:`moelaws.teaching.student.student_notebook`: every ``solution``-tagged cell removed and
+  an empty "Your answer to Exercise ..." cell after each exercise; the outputs of the other
+  cells stay. The download menu of every notebook page gains a "Download exercises (.ipynb)"
+  entry beside the theme's ``.ipynb`` and ``.md`` entries. This runs before
+  ``moelaws_launch``'s build-finished hook, which then gives the student notebook the same
+  setup cell for Colab.
 """
 
 from __future__ import annotations
@@ -61,7 +67,19 @@ def _write_student_editions(app: Any, exception: Exception | None) -> None:
         nbformat.write(student_notebook(notebook), target)
 
 
+def _number_exercises_per_page(app: Any, env: Any) -> list[str]:
+    for figures in env.toc_fignumbers.values():
+        numbers = figures.get("exercise")
+        if not numbers or any(len(n) != 1 for n in numbers.values()):
+            continue  # a numbered toctree gives "chapter.n" numbers: per chapter already
+        for position, figure_id in enumerate(sorted(numbers, key=numbers.get), start=1):
+            numbers[figure_id] = (position,)
+    return []
+
+
 def setup(app: Any) -> dict[str, Any]:
+    # After Sphinx's toctree collector has assigned the figure numbers (priority 500).
+    app.connect("env-get-updated", _number_exercises_per_page, priority=900)
     # After sphinx-book-theme's add_header_buttons has made the download menu.
     app.connect("html-page-context", _add_download, priority=600)
     # Before moelaws_launch adds the Colab setup cell to every notebook under _sources.
