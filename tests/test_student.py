@@ -177,3 +177,12 @@ def test_exercises_are_renumbered_per_page() -> None:
     assert env.toc_fignumbers["b"]["exercise"] == {"y1": (1,), "y2": (2,)}
     assert env.toc_fignumbers["c"]["exercise"] == {"z": (2, 1)}
     assert env.toc_fignumbers["a"]["figure"] == {"f": (1,)}
+
+
+def test_code_lines_counts_visible_hidden_and_solution_code() -> None:
+    from moelaws.teaching.code_lines import code_lines
+
+    chapter = _toy_chapter()
+    chapter.cells.insert(1, nbformat.v4.new_code_cell("import os\n\nimport sys",
+                                                      metadata={"tags": ["hide-input"]}))
+    assert code_lines(chapter) == {"total": 6, "visible": 2, "hidden": 2, "solutions": 2}
