@@ -9,8 +9,8 @@
   written by MyST-NB) gets a sibling ``_sources/<doc>.exercises.ipynb`` made by
   :func:`moelaws.teaching.student.student_notebook`: every ``solution``-tagged cell removed and
   an empty "Your answer to Exercise ..." cell after each exercise; the outputs of the other
-  cells stay. The download menu of every notebook page gains a "Download exercises (.ipynb)"
-  entry beside the theme's ``.ipynb`` and ``.md`` entries. This runs before
+  cells stay. The download menu of every notebook page with exercises gains a "Download
+  exercises (.ipynb)" entry beside the theme's ``.ipynb`` and ``.md`` entries. This runs before
   ``moelaws_launch``'s build-finished hook, which then gives the student notebook the same
   setup cell for Colab.
 """
@@ -31,8 +31,17 @@ def exercises_file(docname: str) -> str:
     return f"{docname}{SUFFIX}"
 
 
+def _has_exercises(doctree: Any) -> bool:
+    from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node
+
+    kinds = (exercise_node, exercise_enumerable_node)
+    if doctree is None:
+        return False
+    return next(doctree.findall(lambda n: isinstance(n, kinds)), None) is not None
+
+
 def _add_download(app: Any, pagename: str, templatename: str, context: dict, doctree: Any):
-    if not context.get("ipynb_source"):
+    if not context.get("ipynb_source") or not _has_exercises(doctree):
         return
     url = f"{context['pathto']('_sources', 1)}/{exercises_file(pagename)}"
     for button in context.get("header_buttons", []) or []:
@@ -56,6 +65,7 @@ def _write_student_editions(app: Any, exception: Exception | None) -> None:
         return
     import nbformat
 
+    from moelaws.teaching import find_exercises
     from moelaws.teaching.student import SUFFIX, student_notebook
 
     sources = Path(app.outdir, "_sources")
@@ -63,6 +73,8 @@ def _write_student_editions(app: Any, exception: Exception | None) -> None:
         if path.name.endswith(SUFFIX):
             continue
         notebook = nbformat.read(path, as_version=4)
+        if not find_exercises(notebook):
+            continue  # a page without exercises offers no student edition
         target = path.with_name(path.stem + SUFFIX)
         nbformat.write(student_notebook(notebook), target)
 
