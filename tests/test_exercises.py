@@ -46,8 +46,14 @@ def test_chapter_has_enough_labelled_exercises(path: Path) -> None:
         assert len(exercise.kinds) == 1, f"{exercise.label}: kinds {exercise.classes}"
         kind = exercise.kinds[0]
         assert kind in KINDS, f"{exercise.label}: unknown kind {kind!r}"
-        body = notebook.cells[exercise.cell].source.split("```", 2)[-1]
-        assert f"**{kind.capitalize()}.**" in body, f"{exercise.label}: text must open with it"
+        body = re.search(
+            r"\{exercise-start\}[^\n]*\n(?::[^\n]*\n)*(?:`{3,}|:{3,})[ \t]*\n\s*(?P<body>.*)",
+            notebook.cells[exercise.cell].source,
+            re.S,
+        )
+        assert body and body["body"].startswith(f"**{kind.capitalize()}.**"), (
+            f"{exercise.label}: the text must open with **{kind.capitalize()}.**"
+        )
         kinds.add(kind)
     assert len(kinds) >= 3, f"{path.name}: kinds {sorted(kinds)} are not mixed (3 or more)"
 
@@ -70,11 +76,14 @@ def test_every_exercise_has_a_tagged_collapsed_checked_solution(path: Path) -> N
         previous_end = cells[-1]
         untagged = [i for i in cells if not is_solution_cell(notebook.cells[i])]
         assert not untagged, f"{exercise.label}: solution cells {untagged} lack the tag"
-        start = notebook.cells[cells[0]].source
-        assert re.search(
-            rf"\{{solution-start\}}[ \t]+{re.escape(exercise.label)}[ \t]*\n:class:[ \t]*dropdown",
-            start,
-        ), f"{exercise.label}: the solution must be collapsed (:class: dropdown)"
+        options = re.search(
+            rf"\{{solution-start\}}[ \t]+{re.escape(exercise.label)}[ \t]*\n((?::[^\n]*\n)*)",
+            notebook.cells[cells[0]].source,
+        )
+        classes = re.search(r"^:class:([^\n]*)$", options[1] if options else "", re.M)
+        assert classes and "dropdown" in classes[1].split(), (
+            f"{exercise.label}: the solution must be collapsed (:class: dropdown)"
+        )
         code = [notebook.cells[i] for i in cells if notebook.cells[i].cell_type == "code"]
         assert any(re.search(r"^\s*assert\b", c.source, re.M) for c in code), (
             f"{exercise.label}: no solution code cell asserts its result"
