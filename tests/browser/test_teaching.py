@@ -100,8 +100,13 @@ def test_notation_page_has_the_symbol_table_and_glossary(tab: Visit) -> None:
     assert table.count() == 1
     rows = table.locator("tbody tr")
     assert rows.count() >= 25
+    papers = page.locator("table#notation-papers thead th").all_inner_texts()
+    assert [p.strip() for p in papers[1:]] == [
+        "leverage", "holistic", "comprehensive", "constrained", "allocation"
+    ], papers
+    assert page.locator("table#notation-papers tbody tr").count() == rows.count()
     page.wait_for_function(
-        "() => document.querySelectorAll('table#notation-symbols mjx-container').length > 50",
+        "() => document.querySelectorAll('table.moelaws-notation mjx-container').length > 80",
         timeout=TIMEOUT_MS,
     )
     terms = page.locator("dl.glossary dt").all_inner_texts()
