@@ -76,12 +76,14 @@ lint: venv
 unit: venv
 	$(BIN)/python -m pytest -q -p no:cacheprovider --ignore=tests/browser tests
 
-# nbval collects .ipynb only: convert the MyST sources to fresh notebooks first.
+# nbval collects .ipynb only: convert the MyST sources to fresh notebooks first. The student
+# editions (solutions removed, moelaws/teaching/student.py) run too: no cell may need a solution.
 nbval: venv
 	rm -rf $(NB_BUILD) && mkdir -p $(NB_BUILD)
 	for f in notebooks/*.md; do \
 	  $(BIN)/jupytext --quiet --to ipynb -o $(NB_BUILD)/$$(basename $${f%.md}).ipynb $$f; \
 	done
+	$(BIN)/python -m moelaws.teaching.student notebooks/*.md -o $(NB_BUILD)/student
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env $(NB_BUILD)
 
 book-check: book

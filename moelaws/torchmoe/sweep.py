@@ -34,6 +34,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -313,10 +314,28 @@ def _pydoc_balance() -> dict:
     return {"configs": configs, "corpus": "pydoc", "seeds": (0,)}
 
 
+LIVE = {"n_layers": 2, "d_model": 64, "n_heads": 4, "context_length": 32}
+"""The small MoE chapter 1 trains live (with 8 experts of width 64, top-2)."""
+
+LIVE_SETTINGS = TrainSettings(steps=150, eval_every=25, lr=5e-3)
+"""Chapter 1's live training run: 150 steps, a few seconds on two CPU cores."""
+
+
+def _synthetic_balance_live() -> dict:
+    vocab = get_corpus("synthetic").vocab_size
+    cfg = MoEConfig(name="live MoE", n_experts=8, top_k=2, d_expert=64, vocab_size=vocab, **LIVE)
+    configs = {
+        f"balance coef {coef:g}": (cfg, replace(LIVE_SETTINGS, aux_loss_coef=coef))
+        for coef in (0.0, 0.01, 0.1)
+    }
+    return {"configs": configs, "corpus": "synthetic", "seeds": (0, 1)}
+
+
 SWEEPS: dict[str, Callable[[], dict]] = {
     "pydoc_equal_flops": _pydoc_equal_flops,
     "synthetic_equal_flops": _synthetic_equal_flops,
     "pydoc_balance": _pydoc_balance,
+    "synthetic_balance_live": _synthetic_balance_live,
 }
 """The sweeps the book shows: name -> function returning :func:`sweep`'s arguments."""
 
