@@ -213,7 +213,9 @@ def bootstrap_coefficients(result: RecoveryFit, *, n_resamples: int = 200, seed:
         fit = fit_law(law, X[idx], y[idx], start, method="BFGS")
         return to_table6([fit.params[n] for n in NAMES])
 
-    boot = bootstrap(statistic, len(y), n_resamples=n_resamples, seed=seed, progress=progress)
+    # Percentile, not BCa: BCa's jackknife would refit once more per training point.
+    boot = bootstrap(statistic, len(y), n_resamples=n_resamples, seed=seed, method="percentile",
+                     progress=progress)
     table = boot.intervals()
     table.insert(0, "Table 6", pd.Series(TABLE6))
     return table
