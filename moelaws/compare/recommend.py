@@ -15,7 +15,7 @@ non-embedding parameter counts (each paper reads them in its own convention, see
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from moelaws import allocation as al
@@ -369,7 +369,24 @@ def recommend(
         "constrained": recommend_constrained(total_params, active_params),
         "allocation": recommend_allocation(compute, sparsity),
     }
-    return [out[p] for p in PAPERS]
+    return [_over_budget(out[p], total_params, active_params) for p in PAPERS]
+
+
+def _over_budget(rec: Recommendation, total_params: float | None,
+                 active_params: float | None) -> Recommendation:
+    """``rec`` with a flag for every budget its configuration exceeds (a paper whose law
+    ignores a budget, e.g. a compute-only law, may recommend more parameters than it)."""
+    if not rec.applicable or not rec.checks:
+        return rec
+    extra = []
+    for key, budget, option in (("total", total_params, "--total-params"),
+                                ("active", active_params, "--active-params")):
+        value = rec.checks.get(key)
+        if budget is not None and value is not None and value > budget:
+            extra.append(f"OVER BUDGET: {key} parameters {value / 1e9:.4g}B (exact, "
+                         f"non-embedding) exceed {option} {budget / 1e9:.4g}B; this paper's "
+                         "law does not take that budget into account")
+    return replace(rec, flags=(*rec.flags, *extra)) if extra else rec
 
 
 __all__ = [
