@@ -17,21 +17,17 @@ converge on one recipe, implemented here once:
 
 Estimators (``fit_law(..., loss=...)``) and the chapters that use them:
 
-==================== ===================================================== =====================
-``loss``             objective                                             used by
-==================== ===================================================== =====================
-``"huber"``          Σ Huber_δ(log ŷ − log y), δ = 1e-3 (Hoffmann et al.    Leverage (Eq. 4 and
-                     2022, Approach 3)                                     loss curves, as the
-                                                                           paper fits them),
-                                                                           Comprehensive (our
-                                                                           refit of Eq. 11)
-``"huber_likelihood"`` −Σ log p(log y | log ŷ, σ): a Huber density with a     none yet (available)
-                     fitted scale σ (Besiroglu et al. 2024)
-``"squared"``        ½ Σ (log ŷ − log y)²                                  none (available)
-==================== ===================================================== =====================
+* ``"huber"``: ``Σ Huber_δ(log ŷ − log y)`` with δ = 1e-3 (Hoffmann et al. 2022,
+  Approach 3). Used by Leverage (the Eq. 4 refit and the loss-curve fits, as the paper fits
+  them, with BFGS) and Comprehensive (our refit of Eq. 11, L-BFGS-B with tight tolerances;
+  the chapter's "fitting recipe" section).
+* ``"huber_likelihood"``: ``−Σ log p(log y | log ŷ, σ)`` for a Huber density with a fitted
+  scale σ (Besiroglu et al. 2024, arXiv:2404.10102). Available; no chapter uses it yet.
+* ``"squared"``: ``½ Σ (log ŷ − log y)²``. Available; no chapter uses it yet.
 
-Power laws (:func:`fit_power_law`, OLS in log space) are used by Holistic (Eq. 2 refit) and
-Allocation (size law); Constrained fits its Table 3 regressions with statsmodels OLS directly.
+Power laws (:func:`fit_power_law`, OLS in log space) are used by Holistic (the Eq. 2 refit)
+and Allocation (the size law); Constrained fits its Table 3 regressions with statsmodels OLS
+directly. Anatomy fits nothing.
 """
 
 from __future__ import annotations
