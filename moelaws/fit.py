@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -438,21 +438,17 @@ def fit_law(
     polished = {int(i): problem.solve(grid[i]) for i in _progress(chosen, progress)}
 
     names = problem.names
-    table = pd.DataFrame(grid, columns=[f"start_{n}" for n in names])
-    table["initial_loss"] = initial
-    table["polished"] = False
     fitted = np.full(grid.shape, np.nan)
-    table["loss"] = np.nan
-    table["converged"] = False
+    final = np.full(len(grid), np.nan)
+    success = np.zeros(len(grid), dtype=bool)
     for i, res in polished.items():
-        fitted[i] = res.x
-        table.loc[i, ["polished", "loss", "converged"]] = [True, res.fun, res.success]
-    for j, n in enumerate(names):
-        table[n] = fitted[:, j]
-    table = table[[f"start_{n}" for n in names] + list(names)
-                  + ["initial_loss", "loss", "converged", "polished"]]
-    table["polished"] = table["polished"].astype(bool)
-    table["converged"] = table["converged"].astype(bool)
+        fitted[i], final[i], success[i] = res.x, res.fun, res.success
+    table = pd.concat([
+        pd.DataFrame(grid, columns=[f"start_{n}" for n in names]),
+        pd.DataFrame(fitted, columns=list(names)),
+        pd.DataFrame({"initial_loss": initial, "loss": final, "converged": success,
+                      "polished": np.isin(np.arange(len(grid)), chosen)}),
+    ], axis=1)
     best = int(table["loss"].idxmin())
     x = fitted[best]
     grad = problem.projected_gradient(x)
@@ -464,7 +460,7 @@ def fit_law(
                      value, table, ok, grad_norm)
 
 
-def _progress(indices: Array, progress: bool | None):
+def _progress(indices: Array, progress: bool | None) -> Iterable[int]:
     if progress is False:
         return indices
     from tqdm.auto import tqdm
@@ -713,7 +709,7 @@ def parameter_recovery(
     estimates = []
     for _ in range(n_repeats):
         y = np.exp(clean + rng.normal(0.0, noise_sd, size=clean.shape))
-        fit = fit_law(law, X, y, starts, delta=delta, method=method)
+        fit = fit_law(law, X, y, starts, delta=delta, method=method, progress=False)
         estimates.append([fit.params[n] for n in law.names])
     est = np.array(estimates)
     denom = np.where(truth != 0, np.abs(truth), 1.0)

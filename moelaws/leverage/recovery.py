@@ -195,7 +195,8 @@ def refit(data: pd.DataFrame, *, starts: np.ndarray | None = None, delta: float 
     law = eq4_law()
     X = data.loc[train, ["A", "G", "C"]].to_numpy(float)
     fit = fit_law(law, X, data.loc[train, "EL"].to_numpy(float),
-                  default_starts() if starts is None else starts, delta=delta, method="BFGS")
+                  default_starts() if starts is None else starts, delta=delta, method="BFGS",
+                  progress=False)
     return RecoveryFit(fit, data.reset_index(drop=True), train)
 
 
@@ -210,7 +211,7 @@ def bootstrap_coefficients(result: RecoveryFit, *, n_resamples: int = 200, seed:
     start = np.array([[result.fit.params[n] for n in NAMES]])
 
     def statistic(idx: np.ndarray) -> dict[str, float]:
-        fit = fit_law(law, X[idx], y[idx], start, method="BFGS")
+        fit = fit_law(law, X[idx], y[idx], start, method="BFGS", progress=False)
         return to_table6([fit.params[n] for n in NAMES])
 
     # Percentile, not BCa: BCa's jackknife would refit once more per training point.
