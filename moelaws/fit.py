@@ -166,7 +166,8 @@ class Law:
     output
         Name of the observed column (e.g. ``"loss"``), used when ``y`` is not given.
     default_starts
-        The grid of starts :func:`fit_law` uses when none is given.
+        The grid of starts (``{name: values}`` or an array of start vectors) that
+        :func:`fit_law` uses when none is given.
     natural
         ``{name: value} -> {name: value}``: the parameters in their natural form (e.g.
         ``A = exp(a)``), for :attr:`FitResult.natural`.
@@ -182,7 +183,7 @@ class Law:
     features: Callable[[Array], Array] | None = None
     inputs: tuple[str, ...] | None = None
     output: str | None = None
-    default_starts: Mapping[str, Sequence[float]] | None = None
+    default_starts: Mapping[str, Sequence[float]] | Array | None = None
     natural: Callable[[Mapping[str, float]], dict[str, float]] | None = None
     batched: bool = False
 

@@ -153,7 +153,8 @@ def _log_value_and_jacobian(p: Array, F: Array) -> tuple[Array, Array]:
 def joint_law() -> fit.Law:
     """Eq. 11 as a :class:`moelaws.fit.Law` over inputs ``[N, D, N_a, G, S]`` with the
     parameters :data:`FIT_NAMES` and an analytic Jacobian."""
-    return fit.Law(FIT_NAMES, _log_predict, _log_value_and_jacobian, _features)
+    return fit.Law(FIT_NAMES, _log_predict, _log_value_and_jacobian, _features,
+                   inputs=("N", "D", "Na", "G", "S"), output="loss", default_starts=START_GRID)
 
 
 def design(role: str = "fitting") -> Array:

@@ -83,7 +83,8 @@ def eq4_law(log_base_c: float = LOG_BASE_C, log_base_g: float = LOG_BASE_G) -> L
         )
         return e * ln_hat, jac
 
-    return Law(NAMES, lambda p, F: value_and_jacobian(p, F)[0], value_and_jacobian, features)
+    return Law(NAMES, lambda p, F: value_and_jacobian(p, F)[0], value_and_jacobian, features,
+               inputs=("A", "G", "C"), output="EL", default_starts=default_starts())
 
 
 def design(budgets: Sequence[float] | None = None, *, activation: str = "routed") -> pd.DataFrame:
