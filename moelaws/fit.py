@@ -630,7 +630,9 @@ def bootstrap(
         ``"BCa"`` (bias-corrected and accelerated; the default; its jackknife evaluates the
         statistic ``n_obs`` more times, so an expensive refit may prefer ``"percentile"``),
         ``"percentile"`` or ``"basic"``. Where a BCa end is undefined (e.g. every resample
-        gives the same value) the percentile interval is reported for that statistic.
+        gives the same value) the percentile interval is reported for that statistic. A
+        statistic that is NaN in some resample (e.g. an optimum that does not exist for
+        those coefficients) gets a NaN interval rather than one over the other resamples.
 
     Returns
     -------
@@ -666,18 +668,18 @@ def bootstrap(
         # A degenerate BCa interval is replaced by the percentile one below.
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
         res = stats.bootstrap((index,), vector, method=method, **kwargs)
+        low = np.asarray(res.confidence_interval.low, dtype=float).reshape(len(keys))
+        high = np.asarray(res.confidence_interval.high, dtype=float).reshape(len(keys))
+        bad = ~(np.isfinite(low) & np.isfinite(high))
+        if method == "BCa" and bad.any():
+            # BCa is undefined for a degenerate (constant) distribution: fall back per statistic.
+            again = stats.bootstrap((index,), vector, method="percentile",
+                                    bootstrap_result=res, **{**kwargs, "n_resamples": 0})
+            low = np.where(bad, np.reshape(again.confidence_interval.low, len(keys)), low)
+            high = np.where(bad, np.reshape(again.confidence_interval.high, len(keys)), high)
     if bar is not None:
         bar.close()
-    low = np.asarray(res.confidence_interval.low, dtype=float).reshape(len(keys))
-    high = np.asarray(res.confidence_interval.high, dtype=float).reshape(len(keys))
     dist = np.asarray(res.bootstrap_distribution, dtype=float).reshape(len(keys), -1)
-    if method == "BCa" and not (np.isfinite(low).all() and np.isfinite(high).all()):
-        # BCa is undefined for a degenerate (constant) distribution: fall back per statistic.
-        again = stats.bootstrap((index,), vector, method="percentile",
-                                bootstrap_result=res, **{**kwargs, "n_resamples": 0})
-        bad = ~(np.isfinite(low) & np.isfinite(high))
-        low = np.where(bad, np.reshape(again.confidence_interval.low, len(keys)), low)
-        high = np.where(bad, np.reshape(again.confidence_interval.high, len(keys)), high)
     estimates = pd.DataFrame(dist.T, columns=keys)
     return BootstrapResult(estimates, point, confidence_level, dict(zip(keys, low, strict=True)),
                            dict(zip(keys, high, strict=True)), method)
