@@ -38,6 +38,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from tabulate import tabulate
+
 from moelaws import arch, claims
 from moelaws.compare import counting, report
 
@@ -111,13 +113,11 @@ def _tolerance(claim: claims.Claim) -> str:
 
 
 def _one_line(text: str, width: int = 90) -> str:
-    first = text.strip().split(". ")[0].rstrip(".")
+    first = (text.strip().splitlines() or [""])[0].split(". ")[0].rstrip(".")
     return first if len(first) <= width else first[: width - 1] + "…"
 
 
 def _print_table(results: list[claims.ClaimResult], notes: bool = False) -> None:
-    from tabulate import tabulate
-
     by_paper: dict[str, list[claims.ClaimResult]] = {}
     for r in results:
         by_paper.setdefault(r.claim.paper, []).append(r)
@@ -129,7 +129,7 @@ def _print_table(results: list[claims.ClaimResult], notes: bool = False) -> None
             if len(label) > 90:
                 label = label[:89] + "…"
             rel = "" if r.claim.relation == "=" else r.claim.relation
-            why = r.error or (_one_line(r.claim.explanation) if r.status == "discrepancy" else "")
+            why = _one_line(r.error or (r.claim.explanation if r.status == "discrepancy" else ""))
             table.append([
                 "ok" if r.ok else "!!", label, f"{rel}{r.claim.printed}", _fmt(r.ours),
                 _tolerance(r.claim), r.status,
