@@ -1,12 +1,16 @@
 """Command line of the book's package.
 
-Commands::
+Commands (``moelaws`` is installed with the package; ``python -m moelaws`` is the same)::
 
-    python -m moelaws reproduce [--paper ID] [--json]
-    python -m moelaws design --compute C [--total-params N] [--active-params Na] [--json]
-    python -m moelaws counts PRESET|CONFIG.json|DIR [--json]
+    moelaws reproduce [--paper ID] [--notes] [--json]
+    moelaws design --compute C [--total-params N] [--active-params Na] [--json]
+    moelaws counts PRESET|CONFIG.json|DIR [--json]
+    moelaws --version
 
-``reproduce`` evaluates the registered claims; ``design`` prints each paper's recommendation
+``reproduce`` evaluates the registered claims (a table per paper: paper value, ours, the
+absolute tolerance in the quantity's own unit, the result, whether that result is the expected
+one, and a one-line explanation of each discrepancy; ``--notes`` prints the full notes);
+``design`` prints each paper's recommendation
 for a training-compute budget (FLOPs) and optional memory (total non-embedding parameters) and
 inference (active non-embedding parameters) budgets, listing papers whose inputs are missing
 as not applicable, with the reason; ``counts`` prints a configuration's parameter and FLOP
@@ -14,6 +18,9 @@ counts under every paper's convention, and every paper's ratios; it reads a pres
 file of ``MoEConfig`` fields, or a Hugging Face ``config.json`` (or its directory). Numbers
 such as ``1e23`` and ``3.5e11`` are accepted. ``--json`` prints JSON instead of a table (NaN
 as ``null``).
+
+``moelaws`` with no command prints the usage and the list of commands on stderr and exits
+with status 2, as for any other usage error.
 
 Exit status: 0 on success; for ``reproduce``, 1 when some claim does not have its expected
 status (a claim expected to reproduce that does not, an explained discrepancy that now
@@ -34,6 +41,8 @@ import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
+
+from tabulate import tabulate
 
 from moelaws import arch, claims, papers
 from moelaws.compare import counting, report
@@ -74,7 +83,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.as_dict() for r in results], indent=2))
     else:
-        _print_table(results)
+        _print_table(results, notes=args.notes)
     return 0 if all(r.ok for r in results) else 1
 
 
@@ -107,24 +116,41 @@ def _counts(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_table(results: list[claims.ClaimResult]) -> None:
+def _tolerance(claim: claims.Claim) -> str:
+    how = "custom" if claim.tolerance is not None else "printed precision"
+    return f"±{_fmt(claim.tol)} ({how})"
+
+
+def _one_line(text: str, width: int = 90) -> str:
+    first = (text.strip().splitlines() or [""])[0].split(". ")[0].rstrip(".")
+    return first if len(first) <= width else first[: width - 1] + "…"
+
+
+def _print_table(results: list[claims.ClaimResult], notes: bool = False) -> None:
     by_paper: dict[str, list[claims.ClaimResult]] = {}
     for r in results:
         by_paper.setdefault(r.claim.paper, []).append(r)
     for paper, rows in by_paper.items():
         print(f"== {paper}: {papers.get(paper).title}")
-        width = min(max(len(f"{r.claim.ref}: {r.claim.quantity}") for r in rows), 90)
+        table = []
         for r in rows:
             label = f"{r.claim.ref}: {r.claim.quantity}"
-            if len(label) > width:
-                label = label[: width - 1] + "…"
+            if len(label) > 90:
+                label = label[:89] + "…"
             rel = "" if r.claim.relation == "=" else r.claim.relation
-            mark = "ok " if r.ok else "!! "
-            print(
-                f"{mark}{label:<{width}}  paper {rel}{r.claim.printed:>10}  ours {_fmt(r.ours):>10}"
-                f"  tol {_fmt(r.claim.tol):>8}  {r.status}"
-                + ("" if r.ok else f" (expected {r.claim.expected})")
-            )
+            why = _one_line(r.error or (r.claim.explanation if r.status == "discrepancy" else ""))
+            table.append([
+                "ok" if r.ok else "!!", label, f"{rel}{r.claim.printed}", _fmt(r.ours),
+                _tolerance(r.claim), r.status,
+                "as expected" if r.ok else f"NOT as expected (expected {r.claim.expected})", why,
+            ])
+        print(tabulate(table, headers=["", "claim", "paper", "ours", "tolerance (abs.)",
+                                       "result", "expected?", "why (discrepancy)"],
+                       tablefmt="plain", disable_numparse=True))
+        if notes:
+            for r in rows:
+                if r.note:
+                    print(f"   {r.claim.ref}: {r.note}")
         n_rep = sum(r.status == "reproduced" for r in rows)
         n_dis = sum(r.status == "discrepancy" for r in rows)
         n_bad = sum(not r.ok for r in rows)
@@ -136,7 +162,10 @@ def _print_table(results: list[claims.ClaimResult]) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m moelaws", description=__doc__.splitlines()[0])
+    from moelaws import __version__
+
+    parser = _Parser(prog="moelaws", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"moelaws {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     rep = sub.add_parser("reproduce", help="evaluate the registered claims")
     with_claims = papers.ids("claims")
@@ -148,6 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"only this paper's claims (repeatable); one of {', '.join(with_claims)}",
     )
     rep.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    rep.add_argument("--notes", action="store_true",
+                     help="print each claim's full note (explanation, tolerance reason)")
     rep.set_defaults(func=_reproduce)
 
     des = sub.add_parser("design", help="each paper's recommended configuration for a budget")
@@ -175,7 +206,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    if not (sys.argv[1:] if argv is None else argv):
+        parser.print_help(sys.stderr)
+        return 2
+    args = parser.parse_args(argv)
     try:
         return int(args.func(args))
     except BrokenPipeError:

@@ -15,7 +15,7 @@ non-embedding parameter counts (each paper reads them in its own convention, see
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from moelaws import arch, papers
@@ -189,7 +189,25 @@ def recommend(
     if sparsity is not None and not (isinstance(sparsity, (int, float)) and 0 <= sparsity < 1):
         raise ValueError(f"sparsity must lie in [0, 1), got {sparsity!r}")
     budget = Budget(compute, total_params, active_params, sparsity)
-    return [p.recommend(budget) for p in papers.having("recommend")]
+    return [_over_budget(p.recommend(budget), total_params, active_params)
+            for p in papers.having("recommend")]
+
+
+def _over_budget(rec: Recommendation, total_params: float | None,
+                 active_params: float | None) -> Recommendation:
+    """``rec`` with a flag for every budget its configuration exceeds (a paper whose law
+    ignores a budget, e.g. a compute-only law, may recommend more parameters than it)."""
+    if not rec.applicable or not rec.checks:
+        return rec
+    extra = []
+    for key, budget, option in (("total", total_params, "--total-params"),
+                                ("active", active_params, "--active-params")):
+        value = rec.checks.get(key)
+        if budget is not None and value is not None and value > budget:
+            extra.append(f"OVER BUDGET: {key} parameters {value / 1e9:.4g}B (exact, "
+                         f"non-embedding) exceed {option} {budget / 1e9:.4g}B; this paper's "
+                         "law does not take that budget into account")
+    return replace(rec, flags=(*rec.flags, *extra)) if extra else rec
 
 
 __all__ = [

@@ -7,6 +7,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+from tabulate import tabulate
 
 if TYPE_CHECKING:
     from moelaws.compare.recommend import Recommendation
@@ -76,8 +77,9 @@ def design_text(budget: dict[str, float | None], recs: list[Recommendation]) -> 
             lines += [f"== {rec.paper}: {rec.label}", f"   not applicable: {rec.reason}", ""]
             continue
         lines.append(f"== {rec.paper}: {rec.label}")
-        width = max(len(k) for k in rec.values)
-        lines += [f"   {k:<{width}}  {fmt(v)}" for k, v in rec.values.items()]
+        values = tabulate([[k, fmt(v)] for k, v in rec.values.items()], tablefmt="plain",
+                          disable_numparse=True)
+        lines += ["   " + line for line in values.splitlines()]
         if rec.config is not None:
             lines.append(f"   configuration: {_config_line(rec)}")
             chk = rec.checks

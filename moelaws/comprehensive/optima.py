@@ -276,8 +276,8 @@ def compute_optimal_active(
 
     With ``D = C/N_a`` Eq. 11 becomes Eq. 30,
     ``L(N_a) = C0 + K/N_a^α + A·h·N_a/N + b·N_a^β/C^β`` with ``K = A·k + c``. Its derivative
-    in ``log N_a`` is a sum of increasing terms, so the optimum is unique; it is found by
-    bisection in ``log N_a`` and capped at ``N_a = N``.
+    in ``log N_a`` is a sum of increasing terms, so the optimum is unique; it is the root of
+    that derivative in ``log N_a`` (:func:`scipy.optimize.brentq`), capped at ``N_a = N``.
 
     Parameters
     ----------
@@ -303,16 +303,21 @@ def compute_optimal_active(
     u_hi = np.log((alpha * K / (beta * b)) ** (1 / (alpha + beta)) * C ** (beta / (alpha + beta)))
     u_lo = u_hi - 60.0
 
-    def slope(u: Array) -> Array:
+    def slope(u: float, K: float, A: float, N: float, C: float) -> float:
         x = np.exp(u)
         return -alpha * K * x**-alpha + A * p["h"] * x / N + beta * b * x**beta * C**-beta
 
-    for _ in range(200):
-        mid = 0.5 * (u_lo + u_hi)
-        up = slope(mid) < 0
-        u_lo = np.where(up, mid, u_lo)
-        u_hi = np.where(up, u_hi, mid)
-    return np.minimum(np.exp(0.5 * (u_lo + u_hi)), N)
+    def root(lo: float, hi: float, *args: float) -> float:
+        # The slope increases in u; a bracket without a sign change means the optimum sits
+        # at (or beyond) that end.
+        if slope(lo, *args) >= 0:
+            return lo
+        if slope(hi, *args) <= 0:
+            return hi
+        return optimize.brentq(slope, lo, hi, args=args, xtol=1e-13, rtol=4 * np.finfo(float).eps)
+
+    u = np.vectorize(root, otypes=[float])(u_lo, u_hi, K, A, N, C)
+    return np.minimum(np.exp(u), N)
 
 
 def compute_optimal_loss(

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import optimize
 
 from moelaws import fit
 from moelaws.comprehensive.law import CONSTANT_NAMES, loss, table2
@@ -154,7 +153,8 @@ def _log_value_and_jacobian(p: Array, F: Array) -> tuple[Array, Array]:
 def joint_law() -> fit.Law:
     """Eq. 11 as a :class:`moelaws.fit.Law` over inputs ``[N, D, N_a, G, S]`` with the
     parameters :data:`FIT_NAMES` and an analytic Jacobian."""
-    return fit.Law(FIT_NAMES, _log_predict, _log_value_and_jacobian, _features)
+    return fit.Law(FIT_NAMES, _log_predict, _log_value_and_jacobian, _features,
+                   inputs=("N", "D", "Na", "G", "S"), output="loss", default_starts=START_GRID)
 
 
 def design(role: str = "fitting") -> Array:
@@ -244,10 +244,9 @@ def fit_constants(
     X: Array, y: Array, starts: Array | None = None, *, delta: float = 1e-3
 ) -> fit.FitResult:
     """Fit Eq. 11's 12 constants to losses ``y`` at inputs ``X``: Huber loss (``delta``) on log
-    residuals, L-BFGS-B with :data:`OPTIONS` and :data:`BOUNDS` from every start.
-
-    :func:`moelaws.fit.fit_law` implements the same recipe but with SciPy's default stopping
-    tolerances, which are too loose here (see :data:`OPTIONS`).
+    residuals, :func:`moelaws.fit.fit_law` (every start screened, the best
+    :data:`moelaws.fit.N_POLISH` polished by L-BFGS-B) with :data:`OPTIONS` and
+    :data:`BOUNDS`: SciPy's default stopping tolerances are too loose here (see :data:`OPTIONS`).
 
     Parameters
     ----------
@@ -277,27 +276,9 @@ def fit_constants(
         raise ValueError("X must have one row [N, D, N_a, G, S] per loss")
     if np.any(~np.isfinite(y)) or np.any(y <= 0):
         raise ValueError("losses must be finite and positive")
-    F = law.prepare(X)
-    log_y = np.log(y)
-
-    def objective(p: Array) -> tuple[float, Array]:
-        log_pred, jac = _log_value_and_jacobian(p, F)
-        resid = log_pred - log_y
-        return fit.huber_loss(resid, delta), np.clip(resid, -delta, delta) @ jac
-
     starts = start_grid() if starts is None else np.atleast_2d(starts)
-    rows = []
-    for p0 in starts:
-        with np.errstate(all="ignore"):
-            res = optimize.minimize(objective, p0, jac=True, method="L-BFGS-B",
-                                    bounds=BOUNDS, options=OPTIONS)
-        rows.append({**{f"start_{n}": v for n, v in zip(FIT_NAMES, p0, strict=True)},
-                     **dict(zip(FIT_NAMES, res.x, strict=True)),
-                     "loss": float(res.fun) if np.isfinite(res.fun) else np.inf,
-                     "converged": bool(res.success)})
-    table = pd.DataFrame(rows)
-    best = table.loc[table["loss"].idxmin()]
-    return fit.FitResult(law, {n: float(best[n]) for n in FIT_NAMES}, float(best["loss"]), table)
+    return fit.fit_law(law, X, y, starts, delta=delta, bounds=BOUNDS, options=OPTIONS,
+                       progress=False)
 
 
 def identifiability(X: Array, noise_sd: float, params: Mapping[str, float] | None = None
@@ -384,8 +365,9 @@ def recovery(
         const = to_constants(fit_constants(X[idx], y[idx], local_starts).params)
         return {**const, **derived(const)}
 
+    # Percentile intervals: BCa's jackknife would refit once more per fitting row (268 fits).
     boot = fit.bootstrap(statistic, len(y), n_resamples=n_resamples, seed=seed,
-                         progress=progress)
+                         method="percentile", progress=progress)
     truth = pd.Series({**table2(), **derived(table2())})
     summary = boot.intervals()
     summary.insert(0, "true", truth)

@@ -188,6 +188,39 @@ def candidates(
     )
 
 
+def _binding_constraint(
+    total_budget: float, active_budget: float, k_align: int, gammas: Sequence[float],
+    n_experts: Sequence[int], g: float, exponents: Mapping[str, float],
+) -> str:
+    """Why no candidate fits: the expert-count grid, the γ grid, or the budgets themselves.
+
+    Widens one search grid at a time (expert counts by powers of two up to 2^16; γ over
+    8..512) and reports the first widening that makes a design feasible.
+    """
+    top = max(n_experts)
+    more = tuple(2**i for i in range(1, 17) if 2**i > top)
+    if more:
+        wider = candidates(total_budget, active_budget, k_align, gammas=gammas,
+                           n_experts=more, g=g, exponents=exponents)
+        fits = wider.loc[wider["feasible"], "n_exp"]
+        if not fits.empty:
+            first = int(fits.min())
+            return (f"the expert-count grid binds (n_experts up to {top}): designs with "
+                    f"{first} experts fit these budgets; widen the search with "
+                    f"n_experts=(..., {first})")
+    other = tuple(float(x) for x in (8, 16, 32, 64, 128, 256, 512) if x not in gammas)
+    if other:
+        wider = candidates(total_budget, active_budget, k_align, gammas=other,
+                           n_experts=n_experts, g=g, exponents=exponents)
+        fits = wider.loc[wider["feasible"], "gamma"]
+        if not fits.empty:
+            return (f"the gamma grid binds (gammas {tuple(gammas)}): designs with gamma = "
+                    f"{fits.iloc[0]:g} fit; widen the search with gammas=(..., {fits.iloc[0]:g})")
+    return ("the budgets are too small for one aligned layer with at least one active expert "
+            f"(at k_align={k_align}, d is a multiple of {k_align}; a smaller k_align or larger "
+            "budgets widen the search)")
+
+
 def optimize(
     total_budget: float,
     active_budget: float,
@@ -226,8 +259,9 @@ def optimize(
     if ok.empty:
         raise ValueError(
             f"no configuration fits total_budget={total_budget:.4g} and "
-            f"active_budget={active_budget:.4g} with k_align={k_align}: the budgets are too "
-            "small for one aligned layer with at least one active expert"
+            f"active_budget={active_budget:.4g} with k_align={k_align}: "
+            + _binding_constraint(total_budget, active_budget, k_align, gammas, n_experts, g,
+                                  exponents)
         )
     row = ok.loc[ok["loss"].idxmin()]
     return Design(

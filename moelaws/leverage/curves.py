@@ -136,7 +136,7 @@ def fit_loss_curve(points: Points, *, delta: float = 1e-3) -> LossCurve:
     log_ref = float(np.log(C).mean())
     x = np.log(C) - log_ref
     fit = fit_law(_loss_curve_law(), x[:, None], loss, _starts(x, loss), delta=delta,
-                  method="BFGS")
+                  method="BFGS", progress=False)
     p, beta, q = fit.params["p"], fit.params["beta"], fit.params["q"]
     alpha = float(np.exp(p - beta * log_ref))
     return LossCurve(alpha, float(beta), float(np.exp(q)), int(C.size), fit)

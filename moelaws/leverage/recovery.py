@@ -83,7 +83,8 @@ def eq4_law(log_base_c: float = LOG_BASE_C, log_base_g: float = LOG_BASE_G) -> L
         )
         return e * ln_hat, jac
 
-    return Law(NAMES, lambda p, F: value_and_jacobian(p, F)[0], value_and_jacobian, features)
+    return Law(NAMES, lambda p, F: value_and_jacobian(p, F)[0], value_and_jacobian, features,
+               inputs=("A", "G", "C"), output="EL", default_starts=default_starts())
 
 
 def design(budgets: Sequence[float] | None = None, *, activation: str = "routed") -> pd.DataFrame:
@@ -195,7 +196,8 @@ def refit(data: pd.DataFrame, *, starts: np.ndarray | None = None, delta: float 
     law = eq4_law()
     X = data.loc[train, ["A", "G", "C"]].to_numpy(float)
     fit = fit_law(law, X, data.loc[train, "EL"].to_numpy(float),
-                  default_starts() if starts is None else starts, delta=delta, method="BFGS")
+                  default_starts() if starts is None else starts, delta=delta, method="BFGS",
+                  progress=False)
     return RecoveryFit(fit, data.reset_index(drop=True), train)
 
 
@@ -210,10 +212,12 @@ def bootstrap_coefficients(result: RecoveryFit, *, n_resamples: int = 200, seed:
     start = np.array([[result.fit.params[n] for n in NAMES]])
 
     def statistic(idx: np.ndarray) -> dict[str, float]:
-        fit = fit_law(law, X[idx], y[idx], start, method="BFGS")
+        fit = fit_law(law, X[idx], y[idx], start, method="BFGS", progress=False)
         return to_table6([fit.params[n] for n in NAMES])
 
-    boot = bootstrap(statistic, len(y), n_resamples=n_resamples, seed=seed, progress=progress)
+    # Percentile, not BCa: BCa's jackknife would refit once more per training point.
+    boot = bootstrap(statistic, len(y), n_resamples=n_resamples, seed=seed, method="percentile",
+                     progress=progress)
     table = boot.intervals()
     table.insert(0, "Table 6", pd.Series(TABLE6))
     return table
