@@ -43,15 +43,8 @@ $(VENDOR_STAMP): book/vendor/package.json book/vendor/package-lock.json
 	rm -rf $(VENDOR) && mkdir -p $(VENDOR)
 	cp book/vendor/node_modules/vega/build/vega.min.js \
 	   book/vendor/node_modules/vega-lite/build/vega-lite.min.js \
-	   book/vendor/node_modules/vega-embed/build/vega-embed.min.js \
-	   book/vendor/node_modules/requirejs/require.js \
-	   book/vendor/node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js $(VENDOR)/
-	mv $(VENDOR)/require.js $(VENDOR)/require.min.js
+	   book/vendor/node_modules/vega-embed/build/vega-embed.min.js $(VENDOR)/
 	cp -r book/vendor/node_modules/mathjax/es5 $(VENDOR)/mathjax
-	# The widget manager loads its fonts from beside its RequireJS module id.
-	mkdir -p $(VENDOR)/@jupyter-widgets/html-manager
-	cp -r book/vendor/node_modules/@jupyter-widgets/html-manager/dist \
-	   $(VENDOR)/@jupyter-widgets/html-manager/dist
 	touch $@
 
 vendor: $(VENDOR_STAMP)
