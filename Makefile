@@ -60,7 +60,9 @@ book: venv vendor
 	  echo; $(BIN)/python book/_ext/moelaws_offline.py _build/timing.json --total $$((end - start)); \
 	fi; \
 	if [ $$status -ne 0 ]; then echo "Book build FAILED after $$((end - start)) s"; exit $$status; fi; \
-	echo "Book built in $$((end - start)) s: open $(CURDIR)/_build/html/index.html"
+	echo "Book built in $$((end - start)) s: $(CURDIR)/_build/html/index.html"; \
+	echo "To read it (search needs a server, not file://): $(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html 8000"; \
+	echo "and open http://127.0.0.1:8000/"
 
 lint: venv
 	$(BIN)/ruff check moelaws tests book/_ext
