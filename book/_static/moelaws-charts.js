@@ -64,18 +64,23 @@
 
   function svgOf(el) { return el.querySelector("svg"); }
 
+  // The chart's accessible name: its spec's description, or else its figure's caption.
+  function describe(el, spec) {
+    if (spec.description) { return spec; }
+    var figure = el.closest("figure");
+    var caption = figure && figure.querySelector("figcaption");
+    var text = caption ? caption.textContent.replace(/\s+/g, " ").trim() : "";
+    if (!text) { return spec; }
+    var described = clone(spec);
+    described.description = text;
+    return described;
+  }
+
   function label(el, spec) {
     var svg = svgOf(el);
-    if (!svg) { return; }
-    var text = spec.description;
-    if (!text) {
-      var figure = el.closest("figure");
-      var caption = figure && figure.querySelector("figcaption");
-      text = caption ? caption.textContent.replace(/\s+/g, " ").trim() : "";
-    }
-    if (text) {
+    if (svg && spec.description && !svg.getAttribute("aria-label")) {
       svg.setAttribute("role", "img");
-      svg.setAttribute("aria-label", text);
+      svg.setAttribute("aria-label", spec.description);
     }
   }
 
@@ -99,6 +104,7 @@
   }
 
   function fit(el, spec) {
+    spec = describe(el, spec);
     var s = el.clientWidth < NARROW ? stack(spec) : spec;
     return embed(el, s).then(function (result) {
       return shrink(el, s, result, 3);
@@ -113,12 +119,22 @@
     });
   }
 
-  window.moelawsEmbed = function (id, spec) {
+  function run(id, spec) {
     var el = document.getElementById(id);
     if (!el) { return; }
     fit(el, spec).catch(function (err) {
       el.innerHTML = "<pre class='moelaws-vega-error'>" + String(err) + "</pre>";
       console.error(err);
     });
+  }
+
+  // A chart's script runs where the chart is, before its caption (which follows it) is
+  // parsed: wait for the whole page.
+  window.moelawsEmbed = function (id, spec) {
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", function () { run(id, spec); });
+    } else {
+      run(id, spec);
+    }
   };
 })();
