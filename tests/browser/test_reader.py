@@ -28,7 +28,7 @@ _SETTLED = """() => [...document.querySelectorAll('.moelaws-vega')].every(
         || el.querySelector('.moelaws-vega-error'))"""
 
 _LAYOUT = """() => {
-  const article = document.querySelector('article.bd-article');
+  const article = document.querySelector('article.bd-article') || document.body;
   const column = article.getBoundingClientRect();
   const charts = [...document.querySelectorAll('.moelaws-vega')].map(el => {
     const svg = el.querySelector('svg');
@@ -50,7 +50,8 @@ _LAYOUT = """() => {
 
 _CONTROLS = """() => [...document.querySelectorAll(
     'article input, article select, article textarea, article button')]
-  .filter(el => !el.closest('.moelaws-vega') && !el.closest('.dataTables_wrapper, .dt-container')
+  .filter(el => !el.closest('.moelaws-vega, form, details, .dataTables_wrapper, .dt-container')
+                && !el.matches('button.toggle-button, button.copybtn')
                 && !el.closest('.highlight') && el.type !== 'hidden' && el.offsetParent !== null)
   .map(el => el.outerHTML.slice(0, 120))"""
 
