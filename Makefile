@@ -43,15 +43,8 @@ $(VENDOR_STAMP): book/vendor/package.json book/vendor/package-lock.json
 	rm -rf $(VENDOR) && mkdir -p $(VENDOR)
 	cp book/vendor/node_modules/vega/build/vega.min.js \
 	   book/vendor/node_modules/vega-lite/build/vega-lite.min.js \
-	   book/vendor/node_modules/vega-embed/build/vega-embed.min.js \
-	   book/vendor/node_modules/requirejs/require.js \
-	   book/vendor/node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js $(VENDOR)/
-	mv $(VENDOR)/require.js $(VENDOR)/require.min.js
+	   book/vendor/node_modules/vega-embed/build/vega-embed.min.js $(VENDOR)/
 	cp -r book/vendor/node_modules/mathjax/es5 $(VENDOR)/mathjax
-	# The widget manager loads its fonts from beside its RequireJS module id.
-	mkdir -p $(VENDOR)/@jupyter-widgets/html-manager
-	cp -r book/vendor/node_modules/@jupyter-widgets/html-manager/dist \
-	   $(VENDOR)/@jupyter-widgets/html-manager/dist
 	touch $@
 
 vendor: $(VENDOR_STAMP)
@@ -67,7 +60,9 @@ book: venv vendor
 	  echo; $(BIN)/python book/_ext/moelaws_offline.py _build/timing.json --total $$((end - start)); \
 	fi; \
 	if [ $$status -ne 0 ]; then echo "Book build FAILED after $$((end - start)) s"; exit $$status; fi; \
-	echo "Book built in $$((end - start)) s: open $(CURDIR)/_build/html/index.html"
+	echo "Book built in $$((end - start)) s: $(CURDIR)/_build/html/index.html"; \
+	echo "To read it (search needs a server, not file://): $(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html 8000"; \
+	echo "and open http://127.0.0.1:8000/"
 
 lint: venv
 	$(BIN)/ruff check moelaws tests book/_ext

@@ -4,8 +4,10 @@ Altair's default HTML output loads Vega from a CDN and writes a random element i
 would need the network and would change at every build. :func:`enable` registers a renderer
 (``moelaws``) whose HTML calls ``vegaEmbed`` from scripts the book serves itself
 (``_static/vendor``, installed from npm at build time) and whose element id is a hash of the
-chart's specification, so a rebuilt page is byte-for-byte the same. The MIME bundle also
-carries the Vega-Lite JSON, which JupyterLab renders natively in a live session.
+chart's specification, so a rebuilt page is byte-for-byte the same. In the book the call goes
+through ``moelawsEmbed`` (``book/_static/moelaws-charts.js``), which lays a chart wider than
+its column out again at the column's width and stacks side-by-side panels on a phone. The MIME
+bundle also carries the Vega-Lite JSON, which JupyterLab renders natively in a live session.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ _TEMPLATE = """<div id="{div_id}" class="moelaws-vega"></div>
 (function () {{
   var spec = {spec};
   function show() {{
+    if (typeof moelawsEmbed === "function") {{
+      moelawsEmbed("{div_id}", spec);
+      return;
+    }}
     vegaEmbed("#{div_id}", spec, {{"renderer": "svg", "actions": false}}).catch(function (err) {{
       var el = document.getElementById("{div_id}");
       el.innerHTML = "<pre class='moelaws-vega-error'>" + String(err) + "</pre>";

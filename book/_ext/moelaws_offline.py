@@ -4,10 +4,8 @@ Offline pages (every page works with no network):
 
 * sphinx-thebe (always loaded by Jupyter Book v1, unused here) writes an inline script naming a
   CDN URL on every page, twice; drop it and its loader.
-* The ipywidgets HTML manager (served from ``_static/vendor``) locates its font files through
-  RequireJS's base URL; point that at the vendored copy.
-* The widget manager typesets labels with the MathJax 2 API (``MathJax.Hub.Queue``), which
-  MathJax 3 lacks; give it a shim that calls MathJax 3's typesetter.
+* ipywidgets panels need a kernel, so the static pages load no widget manager
+  (``moelaws_widgets.py`` marks those panels kernel-only).
 
 Execution cache: with ``execute_notebooks: cache`` jupyter-cache re-executes a chapter only when
 its own cells change, not when the ``moelaws`` code or data it imports does. The cache is
@@ -45,17 +43,6 @@ import time
 from pathlib import Path
 from queue import Empty
 from typing import Any
-
-_WIDGET_SETUP = """
-require.config({baseUrl: "%s"});
-window.addEventListener("DOMContentLoaded", function () {
-  if (window.MathJax && !window.MathJax.Hub) {
-    window.MathJax.Hub = {Queue: function () {
-      if (window.MathJax.typesetPromise) { window.MathJax.typesetPromise(); }
-    }};
-  }
-});
-"""
 
 HASH_FILE = "moelaws-sources.sha256"
 TIMING_FILE = "timing.json"
@@ -100,15 +87,6 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
     if scripts is None:
         return
     kept = [s for s in scripts if not _is_thebe(s)]
-    names = [str(getattr(s, "filename", "") or "") for s in kept]
-    if "_static/vendor/require.min.js" in names:
-        from sphinx.builders.html._assets import _JavaScript
-
-        base = context["pathto"]("_static/vendor/", 1)
-        at = names.index("_static/vendor/require.min.js")
-        # Same priority as RequireJS, inserted right after it: a stable sort keeps it there.
-        setup = _JavaScript("", body=_WIDGET_SETUP % base, priority=kept[at].priority)
-        kept.insert(at + 1, setup)
     scripts[:] = kept
 
 

@@ -17,7 +17,7 @@ from tqdm.auto import tqdm
 
 from moelaws import papers
 from moelaws.compare.recommend import Budget
-from moelaws.compare.report import fmt
+from moelaws.compare.report import fmt_short
 
 LOG_C = tuple(np.round(np.arange(19.0, 25.01, 0.5), 2))
 """Slider positions of log10 C (training FLOPs)."""
@@ -34,7 +34,7 @@ def _key(x: float) -> int:
 def _line(rec, keys: tuple[str, ...]) -> str:
     if not rec.applicable:
         return "not applicable: " + rec.reason
-    items = [f"{k} {fmt(rec.values[k])}" for k in keys if k in rec.values]
+    items = [f"{k} {fmt_short(rec.values[k])}" for k in keys if k in rec.values]
     # Two values a line (the chart's text marks break at "\n"), so rows fit the page width.
     line = "\n".join("; ".join(items[i : i + 2]) for i in range(0, len(items), 2))
     if rec.config is not None:
@@ -126,7 +126,8 @@ def calculator_chart(grid: pd.DataFrame, order: tuple[str, ...] | None = None
     dots = base.transform_fold(["Na", "D"], as_=["what", "value"]).transform_filter(
         "isValid(datum.value)").mark_point(filled=True, size=90).encode(
         x=alt.X("value:Q", scale=alt.Scale(type="log"), title=None,
-                axis=alt.Axis(format=".0e")),
+                axis=alt.Axis(labelExpr="replace(format(datum.value, '~s'), 'G', 'B')",
+                              labelOverlap="greedy", tickCount=4)),
         y=alt.Y("paper:N", sort=list(order), title=None),
         color=alt.Color("paper:N", legend=None),
         column=alt.Column("what:N", title=None, header=alt.Header(

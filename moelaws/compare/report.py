@@ -26,6 +26,25 @@ def fmt(value: Any) -> str:
     return str(value)
 
 
+_SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
+
+
+def fmt_short(value: Any) -> str:
+    """Like :func:`fmt`, but a large number in 4 significant digits with a unit suffix.
+
+    ``1.002e11`` becomes ``100.2B``, ``3.7e12`` ``3.7T``; beyond ``1e15`` and below ``1e3``
+    numbers are written as :func:`fmt` writes them.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return fmt(value)
+    if not math.isfinite(value):
+        return "-"
+    for scale, suffix in _SUFFIXES:
+        if scale <= abs(value) < 1e3 * scale:
+            return f"{value / scale:.4g}{suffix}"
+    return fmt(value)
+
+
 def _config_line(rec: Recommendation) -> str:
     cfg = rec.config
     assert cfg is not None

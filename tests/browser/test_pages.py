@@ -2,8 +2,8 @@
 
 Each page is loaded once (a module-scoped fixture per page) and then checked: it loads with
 no console error and no failed request, loads nothing from another origin, every Altair chart
-draws its marks, every formula is typeset by MathJax, every embedded widget is drawn, and
-every static slider (a Vega-Lite binding) changes the chart it drives. A full-page screenshot
+draws its marks, every formula is typeset by MathJax, and every static slider (a Vega-Lite
+binding) changes the chart it drives. A full-page screenshot
 of every page is written to ``_build/screenshots/``. Pages are discovered from the built book,
 so a new chapter is tested as soon as it is in the table of contents.
 """
@@ -169,11 +169,6 @@ def test_math_renders(loaded: Visit) -> None:
         assert loaded.mathjax == "typeset", loaded.mathjax  # type: ignore[attr-defined]
     assert math["typeset"] == math["math"], f"formulas left as TeX: {math['untypeset']}"
     assert not math["errors"], f"MathJax errors: {math['errors']}"
-
-
-def test_widgets_render(loaded: Visit) -> None:
-    widgets = loaded.page.evaluate(_WIDGETS)
-    assert widgets["drawn"] == widgets["views"], widgets
 
 
 def _changes_chart(page: Any, chart: Any, values: list[str], set_value: Any) -> bool:

@@ -1,0 +1,178 @@
+"""The book as a reader sees it, on a laptop (1280 x 900) and on a phone (390 x 844).
+
+Fails on: a chart wider than its text column, a page that scrolls sideways, a chart that is not
+a numbered figure with a caption and an accessible name, a control that a reader can move
+but that changes nothing (ipywidgets panels, which need a kernel, must be replaced by a
+kernel-only note whose links are the page's own launch buttons), a fact card numbered as a
+table, and launch links not built from the repository URL in ``_config.yml``. Screenshots of
+every page at both sizes go to ``_build/screenshots/<page>-desktop.png`` / ``-phone.png``.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from book_browser import BOOK, BRANCH, REPOSITORY, SCREENSHOTS, built_pages
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+PAGES = built_pages()
+VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+TIMEOUT_MS = 30_000
+
+_SETTLED = """() => [...document.querySelectorAll('.moelaws-vega')].every(
+  el => el.getAttribute('data-moelaws-rendered') === '1'
+        || el.querySelector('.moelaws-vega-error'))"""
+
+_LAYOUT = """() => {
+  const article = document.querySelector('article.bd-article') || document.body;
+  const column = article.getBoundingClientRect();
+  const charts = [...document.querySelectorAll('.moelaws-vega')].map(el => {
+    const svg = el.querySelector('svg');
+    const box = (svg || el).getBoundingClientRect();
+    const figure = el.closest('figure');
+    const caption = figure && figure.querySelector('figcaption');
+    return {
+      id: el.id, width: Math.round(box.width), right: Math.round(box.right),
+      room: Math.round(column.right),
+      number: caption && caption.querySelector('.caption-number')
+        ? caption.querySelector('.caption-number').textContent.trim() : null,
+      caption: caption ? caption.textContent.replace(/\\s+/g, ' ').trim() : null,
+      label: svg ? (svg.getAttribute('aria-label') || '') : '',
+    };
+  });
+  return {scroll: document.documentElement.scrollWidth, view: document.documentElement.clientWidth,
+          charts};
+}"""
+
+_CONTROLS = """() => [...document.querySelectorAll(
+    'article input, article select, article textarea, article button')]
+  .filter(el => !el.closest('.moelaws-vega, form, details, .dataTables_wrapper, .dt-container')
+                && !el.matches('button.toggle-button, button.copybtn')
+                && !el.closest('.highlight') && el.type !== 'hidden' && el.offsetParent !== null)
+  .map(el => el.outerHTML.slice(0, 120))"""
+
+
+def _slug(path: str) -> str:
+    return path[: -len(".html")].replace("/", "_")
+
+
+@pytest.fixture(scope="module", params=[(p, v) for v in VIEWPORTS for p in PAGES],
+                ids=lambda pv: f"{pv[1]}:{pv[0]}")
+def seen(request: pytest.FixtureRequest, browser: Any, base_url: str) -> Iterator[dict]:
+    """One page at one size, its charts laid out, measured and screenshotted."""
+    path, size = request.param
+    context = browser.new_context(viewport=VIEWPORTS[size], service_workers="block")
+    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(base_url)
+                  else r.abort())
+    page = context.new_page()
+    page.goto(base_url + path, wait_until="load")
+    try:
+        page.wait_for_function(_SETTLED, timeout=TIMEOUT_MS)
+    except PlaywrightTimeout:
+        pytest.fail(f"{path} ({size}): charts not laid out after {TIMEOUT_MS} ms")
+    page.wait_for_load_state("networkidle")
+    layout = page.evaluate(_LAYOUT)
+    controls = page.evaluate(_CONTROLS)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{_slug(path)}-{size}.png"), full_page=True)
+    yield {"path": path, "size": size, "layout": layout, "controls": controls, "page": page}
+    context.close()
+
+
+def test_no_page_scrolls_sideways(seen: dict) -> None:
+    layout = seen["layout"]
+    assert layout["scroll"] <= layout["view"], (
+        f"{seen['path']} ({seen['size']}) is {layout['scroll']} px wide in a "
+        f"{layout['view']} px window"
+    )
+
+
+def test_charts_fit_their_column(seen: dict) -> None:
+    wide = [c for c in seen["layout"]["charts"] if c["right"] > c["room"] + 1]
+    assert not wide, f"{seen['path']} ({seen['size']}): charts wider than the column: {wide}"
+
+
+def test_every_chart_is_a_numbered_captioned_figure_with_alt_text(seen: dict) -> None:
+    if seen["size"] != "desktop":
+        pytest.skip("captions do not depend on the window size")
+    for chart in seen["layout"]["charts"]:
+        where = f"chart {chart['id']} on {seen['path']}"
+        assert chart["caption"], f"{where} is not in a figure with a caption"
+        assert chart["number"] and chart["number"].startswith("Fig"), f"{where} is not numbered"
+        assert len(chart["caption"]) > len(chart["number"]) + 20, f"{where}: caption too short"
+        assert chart["label"], f"{where} has no accessible name (aria-label)"
+
+
+def test_no_control_pretends(seen: dict) -> None:
+    """Controls outside Altair charts (tested to change their chart) would do nothing here."""
+    if seen["size"] != "desktop":
+        pytest.skip("the same controls at every size")
+    assert not seen["controls"], f"{seen['path']}: controls that change nothing: {seen['controls']}"
+
+
+def _launch_links(path: str, page: Any) -> dict[str, str]:
+    hrefs = page.eval_on_selector_all(".bd-header-article a", "els => els.map(a => a.href)")
+    found: dict[str, str] = {}
+    for href in hrefs:
+        if href.startswith("https://mybinder.org/"):
+            found.setdefault("binder", href)
+        elif href.startswith("https://colab.research.google.com/"):
+            found.setdefault("colab", href)
+        elif href.endswith(".ipynb"):
+            found.setdefault("download", href)
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in PAGES if p.startswith("notebooks/")])
+def test_launch_links_come_from_the_configured_repository(path: str, tab: Any) -> None:
+    org, repo = urllib.parse.urlparse(REPOSITORY).path.strip("/").split("/")[:2]
+    tab.page.goto(tab.url(path))
+    links = _launch_links(path, tab.page)
+    assert links["binder"].startswith(f"https://mybinder.org/v2/gh/{org}/{repo}/{BRANCH}?"), links
+    assert f"/github/{org}/{repo}/blob/" in links["colab"], links
+
+
+def test_widget_manager_is_loaded_by_no_page() -> None:
+    for path in PAGES:
+        html = (BOOK / path).read_text()
+        assert "embed-amd" not in html and "require.min.js" not in html, path
+        assert "application/vnd.jupyter.widget-view+json" not in html, path
+        assert "application/vnd.jupyter.widget-state+json" not in html, path
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in PAGES if "moelaws-kernel-only" in (BOOK / p).read_text()]
+)
+def test_kernel_only_panels_link_the_pages_launch_buttons(path: str, tab: Any) -> None:
+    tab.page.goto(tab.url(path))
+    launch = _launch_links(path, tab.page)
+    notes = tab.page.locator(".moelaws-kernel-only")
+    assert notes.count() > 0
+    for i in range(notes.count()):
+        note = notes.nth(i)
+        assert "runs with a Python kernel" in note.inner_text()
+        for name in ("binder", "colab", "download"):
+            href = note.locator(f"a.moelaws-launch-{name}").evaluate("a => a.href")
+            assert href == launch[name], (path, name, href, launch)
+
+
+def test_kernel_only_panels_exist() -> None:
+    """The chapters' ipywidgets panels are there, marked kernel-only (not silently dropped)."""
+    notes = sum((BOOK / p).read_text().count('class="moelaws-kernel-only') for p in PAGES)
+    assert notes >= 8, notes
+
+
+def test_fact_cards_are_not_numbered_tables() -> None:
+    numbered = re.compile(
+        r'class="caption-number">[^<]*</span>\s*<span class="caption-text">Fact card'
+    )
+    cards = 0
+    for path in PAGES:
+        html = (BOOK / path).read_text()
+        assert not numbered.search(html), f"{path}: a fact card is numbered as a table"
+        cards += html.count("moelaws-fact-card-title")
+    assert cards >= 3, cards
