@@ -3,6 +3,8 @@
 Commands::
 
     python -m moelaws reproduce [--paper ID] [--json]
+    python -m moelaws reproduce --paper ID --table T [--format text|csv|markdown|json]
+    python -m moelaws tables [--paper ID]
     python -m moelaws design --compute C [--total-params N] [--active-params Na] [--json]
     python -m moelaws counts PRESET|CONFIG.json [--json]
 
@@ -12,6 +14,11 @@ inference (active non-embedding parameters) budgets, listing papers whose inputs
 as not applicable, with the reason; ``counts`` prints a configuration's parameter and FLOP
 counts under every paper's convention, and every paper's ratios. Numbers such as ``1e23`` and
 ``3.5e11`` are accepted. ``--json`` prints JSON instead of a table (NaN as ``null``).
+
+``reproduce --table T`` (one paper table, e.g. ``"Table 4"``) or ``--format`` prints the
+reproduced table of :func:`moelaws.claims.tables.reproduced_table` (paper value beside ours,
+difference, relative difference, tolerance, status), as text, CSV, Markdown or JSON records;
+``tables`` lists each paper's reproduced tables with their references.
 
 Exit status: 0 on success; for ``reproduce``, 1 when some claim does not have its expected
 status (a claim expected to reproduce that does not, an explained discrepancy that now
@@ -30,6 +37,8 @@ import re
 import sys
 from collections.abc import Sequence
 from typing import Any
+
+import pandas as pd
 
 from moelaws import arch, claims
 from moelaws.compare import counting, report
@@ -65,6 +74,8 @@ def _positive_number(text: str) -> float:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
+    if args.table is not None or args.format is not None:
+        return _reproduce_table(args)
     papers = args.paper or None
     results = claims.results(papers)
     if args.json:
@@ -72,6 +83,46 @@ def _reproduce(args: argparse.Namespace) -> int:
     else:
         _print_table(results)
     return 0 if all(r.ok for r in results) else 1
+
+
+def _reproduce_table(args: argparse.Namespace) -> int:
+    from moelaws.claims import tables
+
+    papers = args.paper or []
+    if len(papers) > 1:
+        raise ValueError("--table and --format take one --paper (or none, for every paper)")
+    df = tables.reproduced_table(papers[0] if papers else None, args.table)
+    fmt = args.format or "text"
+    if fmt == "csv":
+        sys.stdout.write(tables.to_csv(df))
+    elif fmt == "json":
+        records = [{k: None if isinstance(v, float) and not math.isfinite(v) else v
+                    for k, v in row.items()} for row in df.to_dict(orient="records")]
+        print(json.dumps(records, indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        # Cells are formatted here and not re-parsed, so that "0.00" stays as the paper prints it.
+        cells = df.astype(object).map(lambda v: _fmt(v) if isinstance(v, float) else str(v))
+        cells = cells.map(lambda v: v.replace("|", "\\|"))
+        print(cells.to_markdown(index=False, disable_numparse=True))
+    else:
+        shown = ["reference", "quantity", "paper value", "ours", "difference",
+                 "relative difference", "tolerance", "status", "as expected"]
+        with pd.option_context("display.max_colwidth", 60, "display.width", 200):
+            print(df[shown].to_string(index=False, float_format=_fmt))
+    return 0 if (df["as expected"] == "yes").all() else 1
+
+
+def _tables(args: argparse.Namespace) -> int:
+    from moelaws.claims import tables
+
+    listing = tables.list_tables(args.paper)
+    for paper, rows in listing.groupby("paper", sort=False):
+        print(f"== {paper}: {claims.PAPER_TITLES[str(paper)]}")
+        for row in rows.itertuples(index=False):
+            print(f"{row.table:<9} {row.claims:>3} claims ({row.reproduced} reproduced, "
+                  f"{row.discrepancy} discrepancies)  {row.references}")
+        print()
+    return 0
 
 
 def _design(args: argparse.Namespace) -> int:
@@ -138,7 +189,18 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"only this paper's claims (repeatable); one of {', '.join(claims.PAPERS)}",
     )
     rep.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    rep.add_argument("--table", metavar="T",
+                     help="one reproduced paper table, e.g. 'Table 4' (see `tables`); needs "
+                          "one --paper")
+    rep.add_argument("--format", choices=("text", "csv", "markdown", "json"),
+                     help="print the reproduced table (of --table, else of every claim) as "
+                          "text, CSV, Markdown or JSON records")
     rep.set_defaults(func=_reproduce)
+
+    tab = sub.add_parser("tables", help="each paper's reproduced tables and their references")
+    tab.add_argument("--paper", choices=claims.PAPERS, metavar="ID",
+                     help=f"only this paper; one of {', '.join(claims.PAPERS)}")
+    tab.set_defaults(func=_tables)
 
     des = sub.add_parser("design", help="each paper's recommended configuration for a budget")
     des.add_argument("--compute", type=_positive_number, required=True, metavar="C",
