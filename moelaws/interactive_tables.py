@@ -40,8 +40,8 @@ LEGEND_OUTSIDE = (
     "(for an inequality claim: ours does not satisfy it)."
 )
 
-_CLAIM_COLUMNS = ("reference", "quantity", "paper", "ours", "difference", "relative difference",
-                  "tolerance", "status", "as expected", "note")
+_CLAIM_COLUMNS = ("reference", "quantity", "paper value", "ours", "difference",
+                  "relative difference", "tolerance", "status", "as expected", "note")
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,10 @@ def interactive_table(
                 text = display[col](row)
             if col in sort_by:
                 order = _cell(float(sort_by[col](row)))[1]
-            attrs = f' data-label="{html.escape(str(col))}"'
+            # A number shown as is sorts by its text; a formatted one by its raw value.
+            if order is not None and order and col not in display and col not in sort_by:
+                order = None
+            attrs = ""
             if order is not None:
                 attrs += f' data-order="{html.escape(order)}"'
             if marks.at[idx, col]:
@@ -204,14 +207,14 @@ def _signed(value: object, scale: float = 1.0, suffix: str = "") -> str:
 
 
 def claims_view(df: pd.DataFrame) -> pd.DataFrame:
-    """The shown columns of a reproduced table (``reproduced_table``'s frame).
+    """The shown form of a reproduced table (``reproduced_table``'s frame).
 
-    ``paper`` is the printed value with its relation (``">7"``); the other columns keep
-    their numbers, formatted by :func:`claims_table`.
+    ``paper value`` gains its relation (``">7"``); the other columns keep their numbers,
+    formatted by :func:`claims_table`.
     """
     view = df.copy()
-    view["paper"] = [("" if rel == "=" else rel) + printed
-                     for rel, printed in zip(df["relation"], df["paper value"], strict=True)]
+    view["paper value"] = [("" if rel == "=" else rel) + printed
+                           for rel, printed in zip(df["relation"], df["paper value"], strict=True)]
     return view
 
 
@@ -253,7 +256,7 @@ def claims_table(
         output of ``moelaws reproduce [--paper P] [--table T] --format csv``.
     """
     df = claim_tables.reproduced_table(paper, table)
-    view = claims_view(df)
+    view = claims_view(df).assign(printed=df["paper value"])
     if caption is None:
         what = PAPER_TITLES[paper] if paper is not None else "every paper"
         caption = (f"{table} of {what}: the paper's values beside ours" if table
@@ -262,7 +265,7 @@ def claims_table(
               "each row's reference (paper table, equation or section), in moelaws.claims")
     display = {
         # Our value as the registry's report prints it: one digit beyond the paper's.
-        "ours": lambda r: (format_value(r["ours"], r["paper value"])
+        "ours": lambda r: (format_value(r["ours"], r["printed"])
                            if math.isfinite(r["ours"]) else ""),
         "difference": lambda r: _signed(r["difference"]),
         "relative difference": lambda r: _signed(r["relative difference"], 100.0, " %"),
@@ -278,8 +281,8 @@ def claims_table(
         legend=LEGEND_OUTSIDE,
         filters=[c for c in filters if c in shown.columns],
         display={c: _on_view(view, f) for c, f in display.items() if c in shown.columns},
-        sort_by={"paper": _on_view(view, lambda r: float(r["paper value"]))}
-        if "paper" in shown.columns else None,
+        sort_by={"paper value": _on_view(view, lambda r: float(r["printed"]))}
+        if "paper value" in shown.columns else None,
         page_length=page_length,
     )
 
@@ -287,3 +290,86 @@ def claims_table(
 def _on_view(view: pd.DataFrame, fmt: Callable[[pd.Series], str]) -> Callable[[pd.Series], str]:
     """A formatter that reads the full row of ``view`` (the shown row may lack its inputs)."""
     return lambda row: fmt(view.loc[row.name])
+
+
+def claims_summary(target: InteractiveTable) -> str:
+    """Per-paper counts above a claims table, with a one-click filter to each paper's
+    discrepancies in ``target`` (a :func:`claims_table` of every paper with ``paper`` and
+    ``status`` filters).
+
+    Returns
+    -------
+    str
+        An HTML table: paper, claims, reproduced, discrepancies (a button), errors, not as
+        expected.
+    """
+    df = claim_tables.reproduced_table()
+    rows = []
+    for paper, group in df.groupby("paper", sort=False):
+        n_dis = int((group["status"] == "discrepancy").sum())
+        spec = json.dumps({"table": target.table_id, "paper": paper, "status": "discrepancy"})
+        button = (
+            f'<button type="button" class="moelaws-filter-button" '
+            f"data-moelaws-filter='{html.escape(spec, quote=True)}'>"
+            f"show {n_dis} {'discrepancy' if n_dis == 1 else 'discrepancies'}</button>"
+            if n_dis else "0"
+        )
+        cells = {
+            "paper": f"<b>{html.escape(str(paper))}</b>: "
+                     f"{html.escape(PAPER_TITLES[str(paper)])}",
+            "claims": str(len(group)),
+            "reproduced": str(int((group["status"] == "reproduced").sum())),
+            "discrepancies": button,
+            "errors": str(int((group["status"] == "error").sum())),
+            "not as expected": str(int((group["as expected"] != "yes").sum())),
+        }
+        rows.append("<tr>" + "".join(f'<td data-label="{k}">{v}</td>' for k, v in cells.items())
+                    + "</tr>")
+    head = "".join(f"<th>{k}</th>" for k in
+                   ("paper", "claims", "reproduced", "discrepancies", "errors", "not as expected"))
+    return (f'<table class="moelaws-summary"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+CHAPTER_COLUMNS: tuple[str, ...] = ("table", *_CLAIM_COLUMNS)
+"""The columns of a chapter's table of claims: the paper table first, to filter by it."""
+
+
+def chapter_claims_table(paper: str) -> InteractiveTable:
+    """Every claim of ``paper`` as an interactive table, for the end of its chapter.
+
+    The ``table`` and ``status`` columns get drop-down filters (one paper table, or the
+    discrepancies); the CSV download is ``moelaws reproduce --paper P --format csv``.
+
+    Raises
+    ------
+    ValueError
+        If ``paper`` is not a known paper id.
+    """
+    return claims_table(paper, columns=CHAPTER_COLUMNS, filters=("table", "status"))
+
+
+def data_interactive_table(name: str, page_length: int = 10) -> InteractiveTable:
+    """An appendix-data table of :mod:`moelaws.data_tables` as an interactive table.
+
+    Its caption and source are the registry's; its CSV download is
+    :func:`moelaws.data_tables.data_csv` of the same rows.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a known data table.
+    """
+    from moelaws import data_tables
+
+    df = data_tables.data_table(name)
+    spec = data_tables.DATA_TABLES[name]
+    return interactive_table(
+        df,
+        caption=spec.caption,
+        source=spec.source,
+        csv=data_tables.data_csv_name(name),
+        highlight=spec.highlight,
+        legend=spec.legend,
+        page_length=page_length,
+    )

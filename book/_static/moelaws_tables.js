@@ -32,7 +32,7 @@ function addFilters(table, api, columns) {
       const div = document.createElement("div");
       div.innerHTML = v;
       return div.textContent.trim();
-    }))].sort();
+    }).filter((v) => v !== ""))].sort();
     for (const value of values) select.add(new Option(value, value));
     select.addEventListener("change", () => {
       applyFilter(api, index, select.value);
@@ -79,6 +79,11 @@ if (tables.length) {
       autoWidth: false,
       language: { search: "Search:" },
     });
+    // Each cell names its column, for the one-card-per-row layout on a phone (CSS attr()).
+    const names = api.columns().header().toArray().map((th) => th.textContent.trim());
+    for (const row of api.rows().nodes().toArray()) {
+      [...row.cells].forEach((td, i) => { td.dataset.label = names[i]; });
+    }
     addFilters(table, api, config.filters || []);
     window.moelawsTables[table.id] = api;
   }
