@@ -5,6 +5,7 @@ Commands::
     python -m moelaws reproduce [--paper ID] [--json]
     python -m moelaws reproduce --paper ID --table T [--format text|csv|markdown|json]
     python -m moelaws tables [--paper ID]
+    python -m moelaws data NAME
     python -m moelaws design --compute C [--total-params N] [--active-params Na] [--json]
     python -m moelaws counts PRESET|CONFIG.json [--json]
 
@@ -18,7 +19,8 @@ counts under every paper's convention, and every paper's ratios. Numbers such as
 ``reproduce --table T`` (one paper table, e.g. ``"Table 4"``) or ``--format`` prints the
 reproduced table of :func:`moelaws.claims.tables.reproduced_table` (paper value beside ours,
 difference, relative difference, tolerance, status), as text, CSV, Markdown or JSON records;
-``tables`` lists each paper's reproduced tables with their references.
+``tables`` lists each paper's reproduced tables with their references, and the appendix data
+tables the chapters show, which ``data NAME`` writes as CSV.
 
 Exit status: 0 on success; for ``reproduce``, 1 when some claim does not have its expected
 status (a claim expected to reproduce that does not, an explained discrepancy that now
@@ -122,6 +124,19 @@ def _tables(args: argparse.Namespace) -> int:
             print(f"{row.table:<9} {row.claims:>3} claims ({row.reproduced} reproduced, "
                   f"{row.discrepancy} discrepancies)  {row.references}")
         print()
+    from moelaws import data_tables
+
+    print("== appendix data (moelaws data NAME)")
+    for name, spec in data_tables.DATA_TABLES.items():
+        if args.paper in (None, spec.paper):
+            print(f"{name:<22} {spec.source}")
+    return 0
+
+
+def _data(args: argparse.Namespace) -> int:
+    from moelaws import data_tables
+
+    sys.stdout.write(data_tables.data_csv(args.name))
     return 0
 
 
@@ -201,6 +216,11 @@ def build_parser() -> argparse.ArgumentParser:
     tab.add_argument("--paper", choices=claims.PAPERS, metavar="ID",
                      help=f"only this paper; one of {', '.join(claims.PAPERS)}")
     tab.set_defaults(func=_tables)
+
+    dat = sub.add_parser("data", help="an appendix data table a chapter shows, as CSV")
+    dat.add_argument("name", metavar="NAME", help="a name listed by `tables`, e.g. "
+                                                  "holistic-appendix")
+    dat.set_defaults(func=_data)
 
     des = sub.add_parser("design", help="each paper's recommended configuration for a budget")
     des.add_argument("--compute", type=_positive_number, required=True, metavar="C",
