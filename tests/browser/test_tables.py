@@ -150,7 +150,8 @@ def test_interactive_table(tab: Visit, page: str, table_id: str, csv: str,
         f"""() => {{
           const rows = {api}.rows().nodes().toArray()
             .map(tr => [...tr.cells].map(td => td.textContent.toLowerCase()));
-          const words = rows.flat().join(" ").match(/[a-z][a-z_]{{4,}}|[0-9][0-9a-z.]{{3,}}/g) || [];
+          const words = rows.flat().join(" ")
+            .match(/[a-z][a-z_]{{4,}}|[0-9][0-9a-z.]{{3,}}/g) || [];
           for (const w of words) {{
             const n = rows.filter(r => r.some(c => c.includes(w))).length;
             if (n > 0 && n < rows.length) return w;
