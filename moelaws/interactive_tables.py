@@ -44,6 +44,9 @@ _CLAIM_COLUMNS = ("reference", "quantity", "paper value", "ours", "difference",
                   "relative difference", "tolerance", "status", "as expected", "note")
 
 
+_COLLAPSE_AT = 60
+
+
 @dataclass(frozen=True)
 class InteractiveTable:
     """A rendered interactive table; Jupyter and MyST-NB display its HTML."""
@@ -90,6 +93,8 @@ def interactive_table(
     filters: Sequence[str] = (),
     display: Mapping[str, Callable[[pd.Series], str]] | None = None,
     sort_by: Mapping[str, Callable[[pd.Series], float]] | None = None,
+    collapse: Sequence[str] = (),
+    more_csv: Sequence[tuple[str, str]] = (),
     page_length: int = 10,
     name: str | None = None,
 ) -> InteractiveTable:
@@ -119,6 +124,12 @@ def interactive_table(
         by its raw number.
     sort_by
         Per-column sort keys, functions of the row (e.g. a printed value's number).
+    collapse
+        Columns whose long texts (notes) show their start, the rest on a click; the search
+        still reads the whole text.
+    more_csv
+        Further downloads, (label, file name under :data:`DOWNLOAD_DIR`): e.g. one CSV per
+        paper table of a chapter's table of claims.
     page_length
         Rows per page.
     name
@@ -170,7 +181,11 @@ def interactive_table(
             if marks.at[idx, col]:
                 attrs += f' class="{OUTSIDE_CLASS}"'
                 highlighted.append((pos, str(col)))
-            cells.append(f"<td{attrs}>{html.escape(text)}</td>")
+            content = html.escape(text)
+            if col in collapse and len(text) > _COLLAPSE_AT:
+                content = (f"<details><summary>{html.escape(text[:_COLLAPSE_AT])}…</summary>"
+                           f"{html.escape(text[_COLLAPSE_AT:])}</details>")
+            cells.append(f"<td{attrs}>{content}</td>")
         body_rows.append("<tr>" + "".join(cells) + "</tr>")
     config = {"pageLength": page_length, "filters": [columns.index(c) for c in filters]}
     parts = [f'<figure class="moelaws-dt-figure" id="{tid}-figure">']
@@ -189,6 +204,14 @@ def interactive_table(
             f'<a class="moelaws-dt-csv" href="{html.escape(href)}" data-csv="{html.escape(csv)}"'
             f' download="{html.escape(csv)}">Download CSV</a>'
         )
+    if more_csv:
+        links = " · ".join(
+            f'<a class="moelaws-dt-csv-more" href="../{DOWNLOAD_DIR}/{html.escape(name)}" '
+            f'data-csv="{html.escape(name)}" download="{html.escape(name)}">'
+            f"{html.escape(label)}</a>"
+            for label, name in more_csv
+        )
+        parts.append(f'<span class="moelaws-dt-more">CSV of one paper table: {links}</span>')
     parts.append("</figcaption>")
     parts.append('<div class="moelaws-dt-scroll">')
     parts.append(
@@ -283,6 +306,9 @@ def claims_table(
         display={c: _on_view(view, f) for c, f in display.items() if c in shown.columns},
         sort_by={"paper value": _on_view(view, lambda r: float(r["printed"]))}
         if "paper value" in shown.columns else None,
+        collapse=("note",),
+        more_csv=[(t, claim_tables.csv_name(paper, t)) for t in
+                  claim_tables.list_tables(paper)["table"]] if paper and not table else (),
         page_length=page_length,
     )
 

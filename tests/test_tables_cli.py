@@ -229,6 +229,9 @@ def test_chapter_claims_table_has_every_claim_and_filters() -> None:
     rendered = chapter_claims_table("leverage")
     assert rendered.html.count("<tr>") == len(claims.all_claims("leverage")) + 1
     assert "&quot;filters&quot;: [0, 8]" in rendered.html  # table and status
+    for name in tables.list_tables("leverage")["csv"]:
+        assert f'data-csv="{name}"' in rendered.html
+    assert "moelaws-dt-more" not in chapter_claims_table("anatomy").html  # no paper tables
 
 
 def test_claims_summary_buttons_filter_the_table() -> None:

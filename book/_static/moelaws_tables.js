@@ -61,7 +61,7 @@ function setFilters(spec) {
 
 if (tables.length) {
   // The download links point at the book's _static/download/ whatever the page's depth.
-  for (const link of document.querySelectorAll("a.moelaws-dt-csv[data-csv]")) {
+  for (const link of document.querySelectorAll(".moelaws-dt-figure a[data-csv]")) {
     link.href = new URL(`download/${link.dataset.csv}`, base).href;
   }
   const css = document.createElement("link");

@@ -193,6 +193,14 @@ def test_interactive_table(tab: Visit, page: str, table_id: str, csv: str,
     target = tmp_path / csv
     info.value.save_as(target)
     assert target.read_bytes() == _cli_output(csv)
+    # So is the CSV of each paper table linked from a chapter's table of claims.
+    more = p.locator(f"#{table_id}-figure a.moelaws-dt-csv-more")
+    for i in range(more.count()):
+        name = more.nth(i).get_attribute("data-csv")
+        with p.expect_download() as info:
+            more.nth(i).click()
+        info.value.save_as(tmp_path / name)
+        assert (tmp_path / name).read_bytes() == _cli_output(name), name
     assert not tab.problems(), tab.problems()
 
 
