@@ -32,7 +32,7 @@ function addFilters(table, api, columns) {
       const div = document.createElement("div");
       div.innerHTML = v;
       return div.textContent.trim();
-    }).filter((v) => v !== ""))].sort();
+    }).filter((v) => v !== ""))].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
     for (const value of values) select.add(new Option(value, value));
     select.addEventListener("change", () => {
       applyFilter(api, index, select.value);
