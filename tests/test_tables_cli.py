@@ -288,3 +288,23 @@ def test_cli_data_writes_the_appendix_csv() -> None:
     assert proc.stdout.count(b"\n") == 451
     bad = run("data", "nope")
     assert bad.returncode == 2 and bad.stderr.startswith(b"moelaws: error: unknown data table")
+
+
+def test_build_hook_writes_every_download(tmp_path) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "book" / "_ext" / "moelaws_tables.py"
+    spec = importlib.util.spec_from_file_location("moelaws_tables_ext", path)
+    assert spec is not None and spec.loader is not None
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+    written = {p.name: p for p in ext.write_downloads(tmp_path)}
+    listing = tables.list_tables()
+    expected = {"reproduce-all.csv", *(tables.csv_name(p) for p in claims.registered_papers()),
+                *listing["csv"], "data-holistic-appendix.csv", "data-comprehensive-table-8.csv"}
+    assert set(written) == expected
+    row = listing.iloc[0]
+    assert written[row["csv"]].read_bytes() == tables.to_csv(
+        tables.reproduced_table(row["paper"], row["table"])).encode("utf-8")
+    assert all(p.parent == tmp_path / "_static" / "download" for p in written.values())
