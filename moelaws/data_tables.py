@@ -39,8 +39,9 @@ def m_outside_target(df: pd.DataFrame) -> pd.DataFrame:
 def _holistic_appendix() -> pd.DataFrame:
     from moelaws.holistic import analysis
 
-    columns = ["table", "scale", "row", "d", "L_d", "d_d", "L_m", "d_m", "L", "M", "M_target",
-               "M_dev", "N_a", "N", "M/N_a", "N/N_a"]
+    # M_dev first after the row's identity: it is the column the highlights are about.
+    columns = ["table", "scale", "row", "M_dev", "M", "M_target", "d", "L_d", "d_d", "L_m", "d_m",
+               "L", "N_a", "N", "M/N_a", "N/N_a"]
     return analysis.appendix_counts()[columns].reset_index(drop=True)
 
 
