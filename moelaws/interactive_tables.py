@@ -59,6 +59,11 @@ class InteractiveTable:
     def _repr_html_(self) -> str:
         return self.html
 
+    def __repr__(self) -> str:
+        # The plain-text view (a terminal, the notebook's text/plain output) stays one line.
+        rows = self.html.count("<tr>") - 1
+        return f"<interactive table {self.table_id}: {rows} rows, CSV {self.csv}>"
+
 
 def _cell(value: object) -> tuple[str, str | None]:
     """The text shown for a value and, for numbers, the value DataTables sorts by."""

@@ -223,6 +223,8 @@ def test_claims_table_highlights_exactly_the_cells_outside_tolerance() -> None:
     assert "Source: Table 2 of the paper" in rendered.html
     assert 'data-csv="reproduce-holistic-table-2.csv"' in rendered.html
     assert "relative difference" in rendered.html and "Download CSV" in rendered.html
+    assert repr(rendered) == ("<interactive table moelaws-table-reproduce-holistic-table-2: "
+                              "12 rows, CSV reproduce-holistic-table-2.csv>")
 
 
 def test_chapter_claims_table_has_every_claim_and_filters() -> None:
