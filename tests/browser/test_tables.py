@@ -207,12 +207,12 @@ def test_interactive_table(tab: Visit, page: str, table_id: str, csv: str,
 def test_reproducibility_page_fits_a_phone(tab: Visit) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     p = _open(tab, REPRODUCIBILITY)
-    p.screenshot(path=str(SCREENSHOTS / "tables-reproducibility-1280.png"), full_page=False)
+    p.screenshot(path=str(SCREENSHOTS / "tables-reproducibility-1280.png"), full_page=True)
     p.set_viewport_size({"width": 390, "height": 844})
     p.wait_for_timeout(300)
     width = p.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1] == 390, f"sideways scroll on a phone: {width}"
-    p.screenshot(path=str(SCREENSHOTS / "tables-reproducibility-390.png"), full_page=False)
+    p.screenshot(path=str(SCREENSHOTS / "tables-reproducibility-390.png"), full_page=True)
     # The same holds with every row shown, the longest notes included.
     p.evaluate("() => Object.values(window.moelawsTables)[0].page.len(-1).draw()")
     width = p.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
