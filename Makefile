@@ -47,7 +47,14 @@ $(VENDOR_STAMP): book/vendor/package.json book/vendor/package-lock.json
 	cp -r book/vendor/node_modules/mathjax/es5 $(VENDOR)/mathjax
 	touch $@
 
-vendor: $(VENDOR_STAMP)
+# The DataTables bundle of the interactive tables ships with the pinned itables package: served
+# once from _static/vendor (book/_static/moelaws_tables.js loads it) instead of inlined per page.
+DT_BUNDLE := $(VENDOR)/dt_bundle.js
+$(DT_BUNDLE): $(VENDOR_STAMP) $(STAMP) requirements.txt
+	src=$$($(BIN)/python -c 'import itables, pathlib; print(pathlib.Path(itables.__file__).parent / "html")'); \
+	cp "$$src/dt_bundle.js" "$$src/dt_bundle.css" $(VENDOR)/
+
+vendor: $(VENDOR_STAMP) $(DT_BUNDLE)
 
 # The local extension (book/_ext) writes _build/timing.json; its report is printed last.
 book: venv vendor

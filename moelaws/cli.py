@@ -3,6 +3,9 @@
 Commands (``moelaws`` is installed with the package; ``python -m moelaws`` is the same)::
 
     moelaws reproduce [--paper ID] [--notes] [--json]
+    moelaws reproduce --paper ID --table T [--format text|csv|markdown|json]
+    moelaws tables [--paper ID]
+    moelaws data NAME
     moelaws design --compute C [--total-params N] [--active-params Na] [--json]
     moelaws counts PRESET|CONFIG.json|DIR [--json]
     moelaws --version
@@ -21,6 +24,12 @@ as ``null``).
 
 ``moelaws`` with no command prints the usage and the list of commands on stderr and exits
 with status 2, as for any other usage error.
+
+``reproduce --table T`` (one paper table, e.g. ``"Table 4"``) or ``--format`` prints the
+reproduced table of :func:`moelaws.claims.tables.reproduced_table` (paper value beside ours,
+difference, relative difference, tolerance, status), as text, CSV, Markdown or JSON records;
+``tables`` lists each paper's reproduced tables with their references, and the appendix data
+tables the chapters show, which ``data NAME`` writes as CSV.
 
 Exit status: 0 on success; for ``reproduce``, 1 when some claim does not have its expected
 status (a claim expected to reproduce that does not, an explained discrepancy that now
@@ -42,6 +51,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+import pandas as pd
 from tabulate import tabulate
 
 from moelaws import arch, claims, papers
@@ -78,6 +88,8 @@ def _positive_number(text: str) -> float:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
+    if args.table is not None or args.format is not None:
+        return _reproduce_table(args)
     papers = args.paper or None
     results = claims.results(papers)
     if args.json:
@@ -85,6 +97,59 @@ def _reproduce(args: argparse.Namespace) -> int:
     else:
         _print_table(results, notes=args.notes)
     return 0 if all(r.ok for r in results) else 1
+
+
+def _reproduce_table(args: argparse.Namespace) -> int:
+    from moelaws.claims import tables
+
+    papers = args.paper or []
+    if len(papers) > 1:
+        raise ValueError("--table and --format take one --paper (or none, for every paper)")
+    df = tables.reproduced_table(papers[0] if papers else None, args.table)
+    fmt = args.format or "text"
+    if fmt == "csv":
+        sys.stdout.write(tables.to_csv(df))
+    elif fmt == "json":
+        records = [{k: None if isinstance(v, float) and not math.isfinite(v) else v
+                    for k, v in row.items()} for row in df.to_dict(orient="records")]
+        print(json.dumps(records, indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        # Cells are formatted here and not re-parsed, so that "0.00" stays as the paper prints it.
+        cells = df.astype(object).map(lambda v: _fmt(v) if isinstance(v, float) else str(v))
+        cells = cells.map(lambda v: v.replace("|", "\\|"))
+        print(cells.to_markdown(index=False, disable_numparse=True))
+    else:
+        shown = ["reference", "quantity", "paper value", "ours", "difference",
+                 "relative difference", "tolerance", "status", "as expected"]
+        with pd.option_context("display.max_colwidth", 60, "display.width", 200):
+            print(df[shown].to_string(index=False, float_format=_fmt))
+    return 0 if (df["as expected"] == "yes").all() else 1
+
+
+def _tables(args: argparse.Namespace) -> int:
+    from moelaws.claims import tables
+
+    listing = tables.list_tables(args.paper)
+    for paper, rows in listing.groupby("paper", sort=False):
+        print(f"== {paper}: {papers.get(str(paper)).title}")
+        for row in rows.itertuples(index=False):
+            print(f"{row.table:<9} {row.claims:>3} claims ({row.reproduced} reproduced, "
+                  f"{row.discrepancy} discrepancies)  {row.references}")
+        print()
+    from moelaws import data_tables
+
+    print("== appendix data (moelaws data NAME)")
+    for name, spec in data_tables.DATA_TABLES.items():
+        if args.paper in (None, spec.paper):
+            print(f"{name:<22} {spec.source}")
+    return 0
+
+
+def _data(args: argparse.Namespace) -> int:
+    from moelaws import data_tables
+
+    sys.stdout.write(data_tables.data_csv(args.name))
+    return 0
 
 
 def _design(args: argparse.Namespace) -> int:
@@ -179,7 +244,23 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     rep.add_argument("--notes", action="store_true",
                      help="print each claim's full note (explanation, tolerance reason)")
+    rep.add_argument("--table", metavar="T",
+                     help="one reproduced paper table, e.g. 'Table 4' (see `tables`); needs "
+                          "one --paper")
+    rep.add_argument("--format", choices=("text", "csv", "markdown", "json"),
+                     help="print the reproduced table (of --table, else of every claim) as "
+                          "text, CSV, Markdown or JSON records")
     rep.set_defaults(func=_reproduce)
+
+    tab = sub.add_parser("tables", help="each paper's reproduced tables and their references")
+    tab.add_argument("--paper", choices=with_claims, metavar="ID",
+                     help=f"only this paper; one of {', '.join(with_claims)}")
+    tab.set_defaults(func=_tables)
+
+    dat = sub.add_parser("data", help="an appendix data table a chapter shows, as CSV")
+    dat.add_argument("name", metavar="NAME", help="a name listed by `tables`, e.g. "
+                                                  "holistic-appendix")
+    dat.set_defaults(func=_data)
 
     des = sub.add_parser("design", help="each paper's recommended configuration for a budget")
     des.add_argument("--compute", type=_positive_number, required=True, metavar="C",

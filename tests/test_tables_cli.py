@@ -1,0 +1,312 @@
+"""Reproduced tables: moelaws.claims.tables, the interactive renderer and the command line."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from moelaws import claims
+from moelaws.claims import tables
+from moelaws.cli import main
+from moelaws.data_tables import DATA_TABLES, data_csv, data_table, m_outside_target
+from moelaws.interactive_tables import (
+    OUTSIDE_CLASS,
+    chapter_claims_table,
+    claims_summary,
+    claims_table,
+    data_interactive_table,
+    interactive_table,
+)
+
+
+def run(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "moelaws", *args], capture_output=True,
+                          check=False)
+
+
+# --- the one source: reproduced_table and list_tables ----------------------------------------
+
+
+def test_table_of_reads_the_leading_table_reference() -> None:
+    assert tables.table_of("Table 7, Qwen3-30B-A3B") == "Table 7"
+    assert tables.table_of("Table 10 caption ('E_a + E_s = 12'), row 5") == "Table 10"
+    assert tables.table_of("Sec. 4.3: '10 distinct configurations' (Tables 5-8)") == ""
+    assert tables.table_of("App. H, Table 4") == ""
+
+
+@pytest.mark.parametrize("text", ["Table 6", "6", "table-6", "TABLE_6", " table 6 "])
+def test_normalise_table(text: str) -> None:
+    assert tables.normalise_table(text) == "Table 6"
+
+
+@pytest.mark.parametrize("text", ["", "Sec. 3", "Table", "Table six"])
+def test_normalise_table_rejects_non_tables(text: str) -> None:
+    with pytest.raises(ValueError, match="paper table"):
+        tables.normalise_table(text)
+
+
+def test_reproduced_table_columns_and_values() -> None:
+    df = tables.reproduced_table("constrained", "Table 6")
+    assert list(df.columns) == list(tables.COLUMNS)
+    # Table 6 has ten printed loss differences (two models x five granularities).
+    assert len(df) == 10
+    assert set(df["table"]) == {"Table 6"}
+    res = [r for r in claims.results("constrained") if r.claim.ref.startswith("Table 6")]
+    assert df["reference"].tolist() == [r.claim.ref for r in res]
+    assert df["ours"].tolist() == [r.ours for r in res]
+    paper = df["paper value"].astype(float)
+    assert (df["difference"] - (df["ours"] - paper)).abs().max() < 1e-12
+    nonzero = paper != 0
+    expected_rel = (df["ours"] - paper)[nonzero] / paper[nonzero].abs()
+    assert (df.loc[nonzero, "relative difference"] - expected_rel).abs().max() < 1e-12
+    assert df.loc[~nonzero, "relative difference"].isna().all()
+    # The g = 8 row is the best row of the small model: the paper prints 0.00.
+    assert "0.00" in df["paper value"].tolist()
+
+
+def test_reproduced_table_status_is_tolerance() -> None:
+    df = tables.reproduced_table("holistic", "Table 2")
+    equal = df["relation"] == "="
+    outside = (df["ours"] - df["paper value"].astype(float)).abs() > df["tolerance"] * (1 + 1e-9)
+    assert ((df["status"] == "discrepancy") == outside)[equal].all()
+    # Table 2 of the holistic paper: four M_opt/D_opt entries off in their last printed digit.
+    assert (df["status"] == "discrepancy").sum() == 4
+
+
+def test_reproduced_table_whole_paper_and_all_papers() -> None:
+    whole = tables.reproduced_table("leverage")
+    assert len(whole) == len(claims.all_claims("leverage"))
+    assert (whole["table"] == "").any() and (whole["table"] == "Table 7").sum() == 12
+    everything = tables.reproduced_table()
+    assert len(everything) == len(claims.all_claims())
+    assert everything["paper"].unique().tolist() == claims.registered_papers()
+
+
+@pytest.mark.parametrize(
+    ("paper", "table", "message"),
+    [("nope", "Table 1", "unknown paper"), ("constrained", "Table 99", "no claims in Table 99"),
+     (None, "Table 6", "needs its paper"), ("constrained", "Sec. 3", "paper table")],
+)
+def test_reproduced_table_bad_input(paper: str | None, table: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        tables.reproduced_table(paper, table)
+
+
+def test_list_tables_covers_every_table_claim_once() -> None:
+    listing = tables.list_tables()
+    in_tables = [c for c in claims.all_claims() if tables.table_of(c.ref)]
+    assert listing["claims"].sum() == len(in_tables)
+    constrained = tables.list_tables("constrained")
+    assert constrained["table"].tolist() == ["Table 4", "Table 6", "Table 7"]
+    assert constrained["claims"].tolist() == [7, 10, 27]
+    row = constrained.iloc[1]
+    assert row["csv"] == "reproduce-constrained-table-6.csv"
+    assert "Table 6, l=8, d=384, g=1, n_exp=32, n_topk=2" in row["references"]
+    assert (listing["reproduced"] + listing["discrepancy"] + listing["error"]
+            == listing["claims"]).all()
+
+
+def test_csv_names() -> None:
+    assert tables.csv_name() == "reproduce-all.csv"
+    assert tables.csv_name("holistic") == "reproduce-holistic.csv"
+    assert tables.csv_name("holistic", "4") == "reproduce-holistic-table-4.csv"
+
+
+def test_csv_round_trips_the_values() -> None:
+    df = tables.reproduced_table("comprehensive", "Table 3")
+    back = pd.read_csv(io.StringIO(tables.to_csv(df)), dtype={"paper value": str})
+    assert back["ours"].tolist() == df["ours"].tolist()
+    assert back["paper value"].tolist() == df["paper value"].tolist()
+
+
+# --- command line ------------------------------------------------------------------------------
+
+
+def test_cli_csv_is_the_package_csv_byte_for_byte() -> None:
+    proc = run("reproduce", "--paper", "constrained", "--table", "Table 6", "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    expected = tables.to_csv(tables.reproduced_table("constrained", "Table 6"))
+    assert proc.stdout == expected.encode("utf-8")
+
+
+def test_cli_prints_one_table_as_text() -> None:
+    proc = run("reproduce", "--paper", "holistic", "--table", "2")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    lines = [line for line in out.splitlines() if "Table 2, C =" in line]
+    assert len(lines) == 12
+    assert "relative difference" in out.splitlines()[0]
+    assert sum("discrepancy" in line for line in lines) == 4
+
+
+def test_cli_markdown_keeps_printed_values() -> None:
+    proc = run("reproduce", "--paper", "constrained", "--table", "6", "--format", "markdown")
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.decode().splitlines() if line.startswith("| constr")]
+    assert len(rows) == 10
+    cells = [c.strip() for c in rows[3].strip("|").split("|")]
+    assert cells[5] == "0.00"
+
+
+def test_cli_json_records() -> None:
+    proc = run("reproduce", "--paper", "leverage", "--table", "Table 7", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    records = json.loads(proc.stdout)
+    df = tables.reproduced_table("leverage", "Table 7")
+    assert [r["ours"] for r in records] == df["ours"].tolist()
+    assert set(records[0]) == set(tables.COLUMNS)
+
+
+def test_cli_format_without_table_is_the_whole_paper() -> None:
+    proc = run("reproduce", "--paper", "anatomy", "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == tables.to_csv(tables.reproduced_table("anatomy")).encode("utf-8")
+
+
+def test_cli_null_for_undefined_relative_difference() -> None:
+    proc = run("reproduce", "--paper", "constrained", "--table", "6", "--format", "json")
+    records = json.loads(proc.stdout)
+    assert any(r["paper value"] == "0.00" and r["relative difference"] is None for r in records)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["reproduce", "--paper", "constrained", "--table", "Table 99"],
+        ["reproduce", "--table", "Table 6"],
+        ["reproduce", "--paper", "holistic", "--paper", "leverage", "--table", "2"],
+        ["reproduce", "--paper", "holistic", "--table", "2", "--format", "xlsx"],
+        ["tables", "--paper", "nope"],
+    ],
+)
+def test_cli_bad_table_input_exits_2(args: list[str]) -> None:
+    proc = run(*args)
+    assert proc.returncode == 2
+    assert b"Traceback" not in proc.stderr
+    assert proc.stderr.startswith(b"moelaws: error:") or b"error:" in proc.stderr
+
+
+def test_cli_tables_lists_each_papers_tables() -> None:
+    proc = run("tables")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    for row in tables.list_tables().itertuples(index=False):
+        assert f"{row.table:<9} {row.claims:>3} claims" in out
+    assert "== constrained:" in out and "Table 6, l=8, d=384" in out
+
+
+def test_cli_table_exit_status_one_when_not_as_expected(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = claims.Claim(paper="anatomy", ref="Table 1, x", quantity="q", printed="1",
+                       compute=lambda: 2.0)
+    monkeypatch.setattr(tables, "results", lambda papers=None: [claims.evaluate(bad)])
+    assert main(["reproduce", "--paper", "anatomy", "--table", "1", "--format", "csv"]) == 1
+    assert "discrepancy" in capsys.readouterr().out
+
+
+# --- the interactive renderer ------------------------------------------------------------------
+
+
+def test_claims_table_highlights_exactly_the_cells_outside_tolerance() -> None:
+    rendered = claims_table("holistic", "Table 2")
+    df = tables.reproduced_table("holistic", "Table 2")
+    expected = [(i, "ours") for i in range(len(df)) if df["status"].iloc[i] != "reproduced"]
+    assert list(rendered.highlighted) == expected
+    assert rendered.html.count(f'class="{OUTSIDE_CLASS}"') == len(expected)
+    assert "Source: Table 2 of the paper" in rendered.html
+    assert 'data-csv="reproduce-holistic-table-2.csv"' in rendered.html
+    assert "relative difference" in rendered.html and "Download CSV" in rendered.html
+    assert repr(rendered) == ("<interactive table moelaws-table-reproduce-holistic-table-2: "
+                              "12 rows, CSV reproduce-holistic-table-2.csv>")
+
+
+def test_chapter_claims_table_has_every_claim_and_filters() -> None:
+    rendered = chapter_claims_table("leverage")
+    assert rendered.html.count("<tr>") == len(claims.all_claims("leverage")) + 1
+    assert "&quot;filters&quot;: [0, 8]" in rendered.html  # table and status
+    for name in tables.list_tables("leverage")["csv"]:
+        assert f'data-csv="{name}"' in rendered.html
+    assert "moelaws-dt-more" not in chapter_claims_table("anatomy").html  # no paper tables
+
+
+def test_claims_summary_buttons_filter_the_table() -> None:
+    target = claims_table()
+    html = claims_summary(target)
+    summary = tables.reproduced_table()
+    for paper, group in summary.groupby("paper"):
+        n = int((group["status"] == "discrepancy").sum())
+        if n:
+            assert f"show {n} discrepanc" in html
+            assert f"&quot;paper&quot;: &quot;{paper}&quot;" in html
+    assert html.count(target.table_id) == (summary.groupby("paper")["status"]
+                                           .apply(lambda s: (s == "discrepancy").any()).sum())
+
+
+def test_interactive_table_rejects_unknown_columns() -> None:
+    df = pd.DataFrame({"a": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="filter columns"):
+        interactive_table(df, caption="c", source="s", filters=["b"])
+    with pytest.raises(ValueError, match="highlighted columns"):
+        interactive_table(df, caption="c", source="s",
+                          highlight=lambda d: pd.DataFrame({"b": [True, False]}))
+    with pytest.raises(ValueError, match="page_length"):
+        interactive_table(df, caption="c", source="s", page_length=0)
+
+
+def test_interactive_table_escapes_text_and_sorts_formatted_numbers() -> None:
+    df = pd.DataFrame({"name": ["<b>x</b>"], "v": [math.pi]})
+    rendered = interactive_table(df, caption="a & b", source="Eq. 1",
+                                 display={"v": lambda r: f"{r['v']:.2f}"})
+    assert "&lt;b&gt;x&lt;/b&gt;" in rendered.html and "a &amp; b" in rendered.html
+    assert f'data-order="{math.pi!r}">3.14<' in rendered.html
+
+
+def test_data_tables() -> None:
+    appendix = data_table("holistic-appendix")
+    assert len(appendix) == 667
+    assert len(data_table("comprehensive-table-8")) == 450
+    rendered = data_interactive_table("holistic-appendix")
+    outside = int(m_outside_target(appendix)["M_dev"].sum())
+    assert outside > 0 and len(rendered.highlighted) == outside
+    assert all(col == "M_dev" for _, col in rendered.highlighted)
+    back = pd.read_csv(io.StringIO(data_csv("comprehensive-table-8")))
+    assert len(back) == 450 and set(DATA_TABLES) == {"holistic-appendix",
+                                                      "comprehensive-table-8"}
+    with pytest.raises(ValueError, match="unknown data table"):
+        data_table("nope")
+
+
+def test_cli_data_writes_the_appendix_csv() -> None:
+    proc = run("data", "comprehensive-table-8")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == data_csv("comprehensive-table-8").encode("utf-8")
+    assert proc.stdout.count(b"\n") == 451
+    bad = run("data", "nope")
+    assert bad.returncode == 2 and bad.stderr.startswith(b"moelaws: error: unknown data table")
+
+
+def test_build_hook_writes_every_download(tmp_path) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "book" / "_ext" / "moelaws_tables.py"
+    spec = importlib.util.spec_from_file_location("moelaws_tables_ext", path)
+    assert spec is not None and spec.loader is not None
+    ext = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ext)
+    written = {p.name: p for p in ext.write_downloads(tmp_path)}
+    listing = tables.list_tables()
+    expected = {"reproduce-all.csv", *(tables.csv_name(p) for p in claims.registered_papers()),
+                *listing["csv"], "data-holistic-appendix.csv", "data-comprehensive-table-8.csv"}
+    assert set(written) == expected
+    row = listing.iloc[0]
+    assert written[row["csv"]].read_bytes() == tables.to_csv(
+        tables.reproduced_table(row["paper"], row["table"])).encode("utf-8")
+    assert all(p.parent == tmp_path / "_static" / "download" for p in written.values())
