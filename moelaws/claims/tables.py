@@ -20,7 +20,7 @@ import re
 
 import pandas as pd
 
-from moelaws.claims.core import PAPERS, ClaimResult, registered_papers, results, slug
+from moelaws.claims.core import ClaimResult, registered_papers, results, slug
 
 COLUMNS: tuple[str, ...] = (
     "paper",
@@ -82,8 +82,9 @@ def normalise_table(table: str) -> str:
 
 
 def _check_paper(paper: str) -> None:
-    if paper not in PAPERS:
-        raise ValueError(f"unknown paper id {paper!r}; choose from {', '.join(PAPERS)}")
+    known = registered_papers()
+    if paper not in known:
+        raise ValueError(f"unknown paper id {paper!r}; choose from {', '.join(known)}")
 
 
 def _finite(x: float) -> float:
