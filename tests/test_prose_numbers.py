@@ -72,6 +72,9 @@ INPUTS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("0.001", "(step 0.01 for $G$,", "the grid step we infer for Table 3's S ends"),
         ("0.0025", r"A small live run at $\sigma =", "the noise level the live run chooses"),
         ("20", "(4 starts;", "the live run's bootstrap resamples"),
+        ("60", "Here it is on", "the size of the synthetic data set the fitting recipe draws"),
+        ("0.11", "keep $G = 8$, $S =", "the explorer's default S, which exercise ex-04-flat keeps"),
+        ("0.001", "does it stay within", "the loss tolerance exercise ex-04-flat chooses"),
     ),
     "05_constrained.md": tuple(
         (number, words, "a setting of the Qwen3 reading scan (the grid of inputs it tries)")
