@@ -83,7 +83,10 @@ INPUTS: dict[str, tuple[tuple[str, str, str], ...]] = {
                               ("256", "If the expert grid reaches"),
                               ("128", r"$k_\text{align} ="))
     ),
-    "03_holistic.md": (("95", "six points with", "the confidence level of our fit's intervals"),),
+    "03_holistic.md": (
+        ("95", "six points with", "the confidence level of our fit's intervals"),
+        ("0.01", "Locate the budget to within", "the precision exercise ex-03-layer-drop asks for"),
+    ),
     "07_five_laws.md": (
         ("350", "FLOPs, with", "the total-parameter budget 'One budget, five answers' chooses"),
         ("20", "total and", "that section's active-parameter budget (B)"),
