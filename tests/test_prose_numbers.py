@@ -35,6 +35,9 @@ The rules, in order (a number is *tracked* when one applies):
      4096-token context");
    - the chapter's stated run time ("**Run time** under 30 seconds"), which
      ``tests/browser/test_timing.py`` checks against the build;
+   - the chapter's stated reading time ("**Reading time** about 35 minutes, plus 45 for the
+     exercises"), the authors' estimate of the reader's minutes: a parameter of the text, like the
+     run time, not a value the code computes;
    - words in quotation marks, the paper's own words ("3.1 %").
 
 Anything else is *untracked* and fails the test, listed with its place so it can be glued,
@@ -69,6 +72,9 @@ INPUTS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ("0.001", "(step 0.01 for $G$,", "the grid step we infer for Table 3's S ends"),
         ("0.0025", r"A small live run at $\sigma =", "the noise level the live run chooses"),
         ("20", "(4 starts;", "the live run's bootstrap resamples"),
+        ("60", "Here it is on", "the size of the synthetic data set the fitting recipe draws"),
+        ("0.11", "keep $G = 8$, $S =", "the explorer's default S, which exercise ex-04-flat keeps"),
+        ("0.001", "does it stay within", "the loss tolerance exercise ex-04-flat chooses"),
     ),
     "05_constrained.md": tuple(
         (number, words, "a setting of the Qwen3 reading scan (the grid of inputs it tries)")
@@ -77,7 +83,10 @@ INPUTS: dict[str, tuple[tuple[str, str, str], ...]] = {
                               ("256", "If the expert grid reaches"),
                               ("128", r"$k_\text{align} ="))
     ),
-    "03_holistic.md": (("95", "six points with", "the confidence level of our fit's intervals"),),
+    "03_holistic.md": (
+        ("95", "six points with", "the confidence level of our fit's intervals"),
+        ("0.01", "Locate the budget to within", "the precision exercise ex-03-layer-drop asks for"),
+    ),
     "07_five_laws.md": (
         ("350", "FLOPs, with", "the total-parameter budget 'One budget, five answers' chooses"),
         ("20", "total and", "that section's active-parameter budget (B)"),
@@ -112,6 +121,9 @@ CODE = re.compile(r"``[^`]*``|`[^`]*`")
 URL = re.compile(r"https?://\S+|\]\([^)]*\)|<[^>]+>")
 # The chapter's stated run-time bound, checked against the build by tests/browser/test_timing.py.
 RUN_TIME = re.compile(r"\*\*Run time\.?\*\*\.?\s+under\s+\d+\s+(?:seconds?|minutes?)")
+# The chapter's stated reading time: an authored estimate, like the run time.
+READING_TIME = re.compile(r"\*\*Reading time\.?\*\*\.?\s+about\s+\d+\s+minutes"
+                          r"(?:,\s+plus\s+(?:about\s+)?\d+(?:[-–]\d+)?\s+for the exercises)?")
 # Words in quotation marks are the paper's own words.
 QUOTE = re.compile('"[^"]{1,80}"|“[^”]{1,80}”')
 _ABBREVIATIONS = ("Eq.", "Eqs.", "Sec.", "Secs.", "Fig.", "Figs.", "App.", "Tab.", "Alg.", "e.g.",
@@ -172,7 +184,7 @@ def _strip_non_prose(text: str) -> str:
     def blank(m: re.Match) -> str:
         return re.sub(r"[^\n]", " ", m.group(0))
 
-    for pattern in (ROLE, CODE, URL, RUN_TIME, QUOTE, LABEL, NAME):
+    for pattern in (ROLE, CODE, URL, RUN_TIME, READING_TIME, QUOTE, LABEL, NAME):
         text = pattern.sub(blank, text)
     return text
 
@@ -277,6 +289,15 @@ def test_formulas_headings_and_inputs_follow_their_rules(tmp_path, monkeypatch):
     assert [u.number for u in scan(chapter)] == ["2.5", "0.31", "128", "0.42"]
     monkeypatch.setitem(INPUTS, chapter.name, (("128", "We choose", "an input"),))
     assert [u.number for u in scan(chapter)] == ["2.5", "0.31", "0.42"]
+
+
+def test_stated_run_and_reading_times_are_allowed_but_only_in_their_lines(tmp_path):
+    chapter = tmp_path / "97_probe.md"
+    chapter.write_text(
+        "# Probe\n\n**Reading time** about 35 minutes, plus 60-90 for the exercises.\n\n"
+        "**Run time** under 15 seconds on two CPU cores.\n\nThe exercises take 45 minutes.\n",
+        encoding="utf-8")
+    assert [u.number for u in scan(chapter)] == ["45"]
 
 
 if __name__ == "__main__":
