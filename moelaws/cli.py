@@ -28,10 +28,11 @@ import json
 import math
 import re
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from moelaws import arch, claims
+from moelaws import arch, claims, validation
 from moelaws.compare import counting, report
 
 _NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
@@ -81,7 +82,14 @@ def _design(args: argparse.Namespace) -> int:
 
     budget = {"compute": args.compute, "total_params": args.total_params,
               "active_params": args.active_params}
-    recs = recommend.recommend(**budget)
+    for name, value in budget.items():
+        if value is not None:
+            validation.cli_value(name, value)
+    with warnings.catch_warnings():
+        # The report flags budgets outside each law's fitted range itself.
+        warnings.simplefilter("ignore", validation.ExtrapolationWarning)
+        recs = recommend.recommend(**budget)
+    validation.cli_text(report.design_text(budget, recs), "design")
     if args.json:
         print(json.dumps({"budget": budget, "papers": [r.as_dict() for r in recs]}, indent=2))
     else:
@@ -90,11 +98,17 @@ def _design(args: argparse.Namespace) -> int:
 
 
 def _counts(args: argparse.Namespace) -> int:
-    data = counting.counts_report(counting.load_config(args.config))
+    config = counting.load_config(args.config)
+    total = arch.total_params(config)
+    low, high, _ = validation.CLI_RANGES["total_params"]
+    if not low <= total <= high:
+        raise ValueError(f"{args.config}: {total:.3g} total parameters is outside the accepted "
+                         f"range [{low:g}, {high:g}]")
+    data = counting.counts_report(config)
     if args.json:
         print(json.dumps(data, indent=2))
     else:
-        print(report.counts_text(data), end="")
+        print(validation.cli_text(report.counts_text(data), "counts"), end="")
     return 0
 
 

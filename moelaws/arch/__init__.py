@@ -30,6 +30,7 @@ from moelaws.arch.ratios import (
     sparsity,
 )
 from moelaws.arch.tables import conventions_table, presets_table
+from moelaws.validation import guard_public
 
 __all__ = [
     "CONVENTIONS",
@@ -56,3 +57,7 @@ __all__ = [
     "sparsity",
     "total_params",
 ]
+
+# Numeric arguments of every public function are checked, and a non-finite result raises
+# (moelaws.validation.public).
+guard_public(globals(), __all__)

@@ -46,6 +46,7 @@ from moelaws.comprehensive.tables import (
     total_params_eq3,
     uv_routed_factor,
 )
+from moelaws.validation import guard_public
 
 __all__ = [
     "APPENDIX_H_BASE",
@@ -86,3 +87,7 @@ __all__ = [
     "total_params_eq3",
     "uv_routed_factor",
 ]
+
+# Numeric arguments of every public function are checked, and a non-finite result raises
+# (moelaws.validation.public).
+guard_public(globals(), __all__)
