@@ -75,8 +75,14 @@ def test_work_sizes_are_capped() -> None:
 
 
 def test_non_finite_results_are_refused() -> None:
-    with pytest.raises(ValueError, match="not finite"):
+    with pytest.raises(ValueError, match="overflow"):
         h.counts(1e300, 1, 20, 1024, n_q=16, n_kv=4, d_qkv=128)
+    with pytest.raises(ValueError, match="overflow"):
+        h.resource_ratios(1e300, 1, 20, 1024, n_q=16, n_kv=4, d_qkv=128)
+    from moelaws import allocation
+
+    with pytest.raises(ValueError, match="not finite"):
+        allocation.loss_terms(1e9, 1e10, 0.9, 1.0, 1e300)
     # A documented NaN ("no maximum") is kept.
     assert np.isnan(lev.optimal_granularity(np.array([0.1, 1.0]))[1])
 

@@ -229,6 +229,8 @@ def counts(
     )
     n = n_a + 3.0 * d * d_m * (n_experts - top_k) * L_m
     m = 6.0 * n_a + 6.0 * seq_len * n_q * d_qkv * L
+    if not (np.all(np.isfinite(m)) and np.all(np.isfinite(n))):
+        raise ValueError("the counts overflow: d, d_m or the layer counts are far beyond any model")
     return HolisticCounts(m, n_a, n)
 
 

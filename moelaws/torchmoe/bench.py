@@ -34,6 +34,11 @@ all 32 experts' weights); ``moe_over_dense_e32_min`` is its minimum over the rou
 3). 1.0 is ideal. (``torch.compile`` of the model measured slower, and is not used.) If a CUDA
 GPU is present the same measurements are repeated on it.
 
+Clock: on a CPU, tokens per second are tokens per second of the process's CPU time
+(:func:`time.process_time`), with one thread: the wall clock also counts the time other
+processes hold the cores, which made identical wall-clock pairs differ by a factor of two on a
+shared machine. On a GPU the wall clock is used (after synchronising).
+
 Threads: :func:`moelaws.threads.limit` sets one thread per process unless ``OMP_NUM_THREADS``
 says otherwise (``--threads`` too); the report records the count and the load average before
 and after, since other processes competing for the cores make every number lower and noisier.
@@ -122,16 +127,26 @@ class _Runner:
             torch.cuda.synchronize()
 
     def tokens_per_second(self, dispatch: str | None, steps: int, warmup: int) -> float:
+        """Training tokens per second of :func:`_clock` (CPU time on a CPU, wall clock on a
+        GPU)."""
         if dispatch is not None:
             self.model.dispatch = dispatch
         for _ in range(warmup):
             self.step()
         self._sync()
-        start = time.perf_counter()
+        clock = _clock(self.device)
+        start = clock()
         for _ in range(steps):
             self.step()
         self._sync()
-        return steps * self.tokens_per_step / (time.perf_counter() - start)
+        return steps * self.tokens_per_step / (clock() - start)
+
+
+def _clock(device: str):
+    """The clock a measurement uses: the process's CPU time on a CPU, where the wall clock
+    also counts the time other processes hold the cores (on a shared 2-core machine the E = 32
+    ratio ranged 0.63-1.32 in wall-clock pairs); the wall clock on a GPU."""
+    return time.perf_counter if device.startswith("cuda") else time.process_time
 
 
 def measure(
@@ -226,6 +241,7 @@ def measure(
         "moe_over_dense_e32_min": e32[fast]["over_dense_min"] if fast in e32 else None,
         "fast_dispatch": fast,
         "tokens_per_step": batch * context,
+        "clock": "wall" if device.startswith("cuda") else "process CPU time",
         "steps": steps,
         "rounds": rounds,
         "results": results,
@@ -287,7 +303,7 @@ def _device_name(device: str) -> str:
 def _table(report: dict) -> str:
     lines = [
         f"device: {report['device']} ({report['device_name']}); "
-        f"{report['tokens_per_step']} tokens/step; "
+        f"{report['tokens_per_step']} tokens/step; clock: {report.get('clock', 'wall')}; "
         f"dense: {report['dense_tokens_per_s']:,.0f} tokens/s",
         f"{'model':<10} {'dispatch':<8} {'tokens/s':>10} {'/dense':>7} {'min':>5} "
         f"{'params':>11} {'FLOPs/dense':>11}",
