@@ -11,6 +11,7 @@ fail in CI (``CI=true``), so that CI can never pass without running them.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,17 @@ from moelaws import threads
 threads.limit()
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _ieee_floats():
+    """Training and the benchmark turn on torch's flush-to-zero of denormals, a process-wide
+    CPU state; turn it off after each test so that later tests (Hypothesis's floats above all)
+    see IEEE arithmetic."""
+    yield
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_flush_denormal(False)
 
 
 def papers_dir() -> Path:
