@@ -142,14 +142,14 @@ def constants(
 ) -> dict[str, float]:
     """User-supplied law constants merged over the paper's ``defaults``, checked like inputs.
 
-    Every constant must be a finite number and keep the sign of the paper's value (a sign flip
-    turns a decaying power law into a growing one, and fractional powers of negative numbers
-    into NaN); unknown names raise (a typo would otherwise be silently ignored).
+    Every constant must be a finite number; unknown names raise (a typo would otherwise be
+    silently ignored). Signs are not imposed (refits explore constants of either sign); a
+    constant that makes the law non-finite is refused by :func:`public` through the result.
 
     Raises
     ------
     ValueError
-        For an unknown name, a non-numeric or non-finite value, or a flipped sign.
+        For an unknown name or a non-numeric or non-finite value.
     """
     merged = {k: float(v) for k, v in defaults.items()}
     if params is None:
@@ -164,11 +164,6 @@ def constants(
         number = finite(f"{what} {key}", value)
         if number.ndim != 0:
             raise ValueError(f"{what} {key} must be a single number")
-        paper = float(defaults[key])
-        flipped = math.copysign(1, number) != math.copysign(1, paper)
-        if paper != 0 and (float(number) == 0 or flipped):
-            sign = "positive" if paper > 0 else "negative"
-            raise ValueError(f"{what} {key} must be {sign}, like the paper's {paper:g}")
         merged[key] = float(number)
     return merged
 

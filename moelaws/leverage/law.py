@@ -167,11 +167,11 @@ def efficiency_leverage(
         :data:`moelaws.validation.FITTED_RANGES`).
     """
     hat = activation_hat(A, a_start=a_start, a_max=a_max)
-    warn_if_far_outside("leverage", "C", C)
-    warn_if_far_outside("leverage", "G", G)
     exponent = leverage_exponent(
         G, C, a=a, d=d, gamma=gamma, beta=beta, log_base_c=log_base_c, log_base_g=log_base_g
     )
+    warn_if_far_outside("leverage", "C", C)
+    warn_if_far_outside("leverage", "G", G)
     return np.exp(exponent * np.log(hat))
 
 
