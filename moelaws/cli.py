@@ -54,7 +54,7 @@ from typing import Any
 import pandas as pd
 from tabulate import tabulate
 
-from moelaws import arch, claims, papers
+from moelaws import arch, claims, papers, validation
 from moelaws.compare import counting, report
 
 _NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
@@ -159,7 +159,14 @@ def _design(args: argparse.Namespace) -> int:
 
     budget = {"compute": args.compute, "total_params": args.total_params,
               "active_params": args.active_params}
-    recs = recommend.recommend(**budget)
+    for name, value in budget.items():
+        if value is not None:
+            validation.cli_value(name, value)
+    with warnings.catch_warnings():
+        # The report flags budgets outside each law's fitted range itself.
+        warnings.simplefilter("ignore", validation.ExtrapolationWarning)
+        recs = recommend.recommend(**budget)
+    validation.cli_text(report.design_text(budget, recs), "design")
     if args.json:
         print(json.dumps({"budget": budget, "papers": [r.as_dict() for r in recs]}, indent=2))
     else:
@@ -173,11 +180,16 @@ def _counts(args: argparse.Namespace) -> int:
         cfg = counting.load_config(args.config)
     for w in caught:
         print(f"moelaws: warning: {w.message}", file=sys.stderr)
+    total = arch.total_params(cfg)
+    low, high, _ = validation.CLI_RANGES["total_params"]
+    if not low <= total <= high:
+        raise ValueError(f"{args.config}: {total:.3g} total parameters is outside the accepted "
+                         f"range [{low:g}, {high:g}]")
     data = counting.counts_report(cfg)
     if args.json:
         print(json.dumps(data, indent=2))
     else:
-        print(report.counts_text(data), end="")
+        print(validation.cli_text(report.counts_text(data), "counts"), end="")
     return 0
 
 

@@ -1,27 +1,103 @@
 """Domain checks of the laws' inputs, shared by every chapter module.
 
-Each returns its input as a float array (so the laws stay vectorised over NumPy arrays) or raises
-a ``ValueError`` that names the quantity.
+Each check returns its input as a float array (so the laws stay vectorised over NumPy arrays) or
+raises a ``ValueError`` that names the quantity. Numbers must be numbers: a numeric string such
+as ``"1e9"``, a bool, ``None`` or an object is refused, not converted. The same checks apply to
+user-supplied law constants (:func:`constants`).
+
+:func:`public` wraps the package's public functions (each chapter package applies it to its
+``__all__``): every argument annotated as a number or an array of numbers is checked with
+:func:`finite` (integers with :func:`integer`), a mapping of law constants with
+:func:`constants`, and a numeric result that is not finite (an overflow far outside the law's
+range) raises a ``ValueError`` instead of returning NaN or infinity.
+
+Laws evaluated far outside the range their paper fitted warn with :class:`ExtrapolationWarning`
+(:func:`warn_if_far_outside`), using :data:`FITTED_RANGES`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+import functools
+import inspect
+import math
+import numbers
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["finite", "non_negative", "positive"]
+__all__ = [
+    "FAR_OUTSIDE_DECADES",
+    "FITTED_RANGES",
+    "MAX_POINTS",
+    "ExtrapolationWarning",
+    "constants",
+    "count",
+    "documents_nan",
+    "finite",
+    "guard_public",
+    "integer",
+    "non_negative",
+    "positive",
+    "public",
+    "warn_if_far_outside",
+]
+
+MAX_POINTS = 100_000
+"""Largest grid or sample size a function builds from a user-supplied count (``n_points``,
+``n_resamples`` …): larger ones would run for minutes without changing any result."""
+
+FAR_OUTSIDE_DECADES = 6
+"""How far beyond a paper's fitted range (in decades) a law warns: a factor of a million."""
+
+FITTED_RANGES: dict[str, dict[str, tuple[float, float]]] = {
+    "leverage": {"C": (2e18, 6e20), "G": (1.3, 16.0)},
+    "holistic": {"C": (1e18, 3e20)},
+    "comprehensive": {"N": (9.3e7, 3.0249e10), "D": (1e10, 1e11), "G": (1.0, 40.0)},
+    "constrained": {"N_total": (1.3934592e7, 3.288334336e9)},
+    "allocation": {"C": (1e18, 1e21)},
+}
+"""Per paper, the fitted range of each law input that :func:`warn_if_far_outside` watches
+(the same ranges as :func:`moelaws.compare.regimes.fitted_ranges`, which derives them from the
+transcribed tables; a test keeps the two equal)."""
+
+
+class ExtrapolationWarning(UserWarning):
+    """A law was evaluated far (:data:`FAR_OUTSIDE_DECADES`) outside its paper's fitted range;
+    the result is a number, but not one the paper's data support."""
+
+
+def _describe(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def finite(name: str, x: Any) -> np.ndarray:
-    """``x`` as a float array; ``ValueError`` if it is not numeric or any entry is NaN/infinite."""
+    """``x`` as a float array; ``ValueError`` unless it is a number or an array of numbers, all
+    finite (strings, bools, ``None`` and objects are refused, not converted)."""
+    if x is None or isinstance(x, (str, bytes, bool, np.bool_)):
+        raise ValueError(f"{name} must be numeric, not {_describe(x)}")
     try:
-        arr = np.asarray(x, dtype=float)
+        raw = np.asarray(x)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric") from exc
+        raise ValueError(f"{name} must be numeric, not {_describe(x)}") from exc
+    if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "O" and _all_real(raw)):
+        if not (raw.size == 0 and raw.dtype.kind in "fO"):
+            raise ValueError(f"{name} must be numeric, not {_describe(x)}")
+    try:
+        arr = raw.astype(float)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"{name} must be numeric, not {_describe(x)}") from exc
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite")
     return arr
+
+
+def _all_real(raw: np.ndarray) -> bool:
+    return all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+               for v in raw.ravel())
 
 
 def positive(name: str, x: Any) -> np.ndarray:
@@ -38,3 +114,234 @@ def non_negative(name: str, x: Any) -> np.ndarray:
     if np.any(arr < 0):
         raise ValueError(f"{name} must be non-negative")
     return arr
+
+
+def integer(name: str, x: Any, *, minimum: int = 0) -> np.ndarray:
+    """:func:`finite`, and ``ValueError`` unless every entry is a whole number ``>= minimum``
+    (``2.0`` is accepted, ``2.5`` is not: a layer or head count has no fractions)."""
+    arr = finite(name, x)
+    if np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} must be a whole number, not {_describe(x)}")
+    if np.any(arr < minimum):
+        raise ValueError(f"{name} must be at least {minimum}")
+    return arr
+
+
+def count(name: str, x: Any, *, minimum: int = 1, maximum: int = MAX_POINTS) -> int:
+    """A size such as ``n_points``: a whole number in ``[minimum, maximum]``, as an ``int``."""
+    arr = integer(name, x, minimum=minimum)
+    if arr.ndim != 0:
+        raise ValueError(f"{name} must be a single whole number")
+    if arr > maximum:
+        raise ValueError(f"{name} must be at most {maximum:,} (got {int(arr):,})")
+    return int(arr)
+
+
+def constants(
+    defaults: Mapping[str, float], params: Mapping[str, Any] | None, *, what: str = "constant"
+) -> dict[str, float]:
+    """User-supplied law constants merged over the paper's ``defaults``, checked like inputs.
+
+    Every constant must be a finite number; unknown names raise (a typo would otherwise be
+    silently ignored). Signs are not imposed (refits explore constants of either sign); a
+    constant that makes the law non-finite is refused by :func:`public` through the result.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or a non-numeric or non-finite value.
+    """
+    merged = {k: float(v) for k, v in defaults.items()}
+    if params is None:
+        return merged
+    if not isinstance(params, Mapping):
+        raise ValueError(f"law {what}s must be a mapping of names to numbers, "
+                         f"not {_describe(params)}")
+    unknown = sorted(set(params) - set(defaults))
+    if unknown:
+        raise ValueError(f"unknown {what}s {unknown}; expected a subset of {list(defaults)}")
+    for key, value in params.items():
+        number = finite(f"{what} {key}", value)
+        if number.ndim != 0:
+            raise ValueError(f"{what} {key} must be a single number")
+        merged[key] = float(number)
+    return merged
+
+
+def warn_if_far_outside(paper: str, quantity: str, x: Any, *, stacklevel: int = 3) -> None:
+    """Warn with :class:`ExtrapolationWarning` if any ``x`` lies more than
+    :data:`FAR_OUTSIDE_DECADES` decades outside ``paper``'s fitted range of ``quantity``."""
+    low, high = FITTED_RANGES[paper][quantity]
+    arr = np.asarray(x, dtype=float)
+    shown = f"{float(arr):.3g}" if arr.ndim == 0 else f"values up to {np.max(arr):.3g}"
+    factor = 10.0**FAR_OUTSIDE_DECADES
+    if np.any(arr > high * factor) or np.any(arr < low / factor):
+        warnings.warn(
+            f"{quantity} = {shown} is more than {factor:.0e} times outside the range "
+            f"[{low:.3g}, {high:.3g}] the {paper} paper fitted: the result is extrapolation",
+            ExtrapolationWarning, stacklevel=stacklevel,
+        )
+
+
+# --- the public-function guard -------------------------------------------------------------
+_NUMERIC_HINTS = ("float", "int", "Array", "ndarray", "Sequence[float]", "Sequence[int]")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _kind(annotation: Any) -> str | None:
+    """'int', 'number' (a number or array), 'mapping' (law constants) or None (not checked)."""
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    text = str(text).replace(" ", "")
+    if not text or "str" in text or "Config" in text or "Callable" in text or "Law" in text:
+        return None
+    if text.startswith("Mapping[str,float]"):
+        return "mapping"
+    if text in ("int", "int|None"):
+        return "int"
+    if any(h in text for h in _NUMERIC_HINTS) and "bool" not in text and "dict" not in text:
+        return "number"
+    return None
+
+
+SIZE_PARAMETERS = frozenset({"n_points", "n_resamples", "n_repeats", "n_samples", "n_grid"})
+"""Integer arguments that set how much work a function does; capped at :data:`MAX_POINTS`."""
+
+
+def _check_result(name: str, value: Any, *, in_record: bool = False,
+                  allow_nan: bool = False) -> None:
+    if isinstance(value, (bool, np.bool_)):
+        return
+    if not in_record and (isinstance(value, Mapping) or dataclasses.is_dataclass(value)):
+        # Inside a mapping or a record (a design, a feasible range) NaN may mean "not
+        # applicable" or "infeasible", so only an overflow to infinity of a computed (NumPy)
+        # value is refused there.
+        items = (value.values() if isinstance(value, Mapping)
+                 else (getattr(value, f.name) for f in dataclasses.fields(value)))
+        for v in items:
+            if isinstance(v, (np.ndarray, np.floating)):
+                _check_result(name, v, in_record=True)
+        return
+    if isinstance(value, (numbers.Real, np.ndarray)):
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "fc":
+            return
+        bad = np.isinf(arr) if in_record or allow_nan else ~np.isfinite(arr)
+        if np.any(bad):
+            raise ValueError(
+                f"{name}: the result is not finite for these inputs (an overflow or a value "
+                "outside the law's domain); use inputs nearer the range the paper fitted"
+            )
+    elif isinstance(value, tuple) and not in_record:
+        for v in value:
+            if isinstance(v, (numbers.Real, np.ndarray)):
+                _check_result(name, v, allow_nan=allow_nan)
+
+
+def public(fn: F, *, allow_nan: bool = False) -> F:
+    """Wrap a public function so that its numeric arguments are checked and its numeric result
+    is finite (see the module docstring). Arguments left at their defaults are not re-checked.
+    ``allow_nan`` is for the few functions whose docstring documents NaN as "no solution"
+    (infinity is still refused).
+
+    An overflow inside the law (``OverflowError``, ``ZeroDivisionError``) becomes a
+    ``ValueError`` naming the function.
+    """
+    sig = inspect.signature(fn)
+    kinds = {p.name: _kind(p.annotation) for p in sig.parameters.values()}
+    var_kw = [p.name for p in sig.parameters.values() if p.kind is p.VAR_KEYWORD]
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise ValueError(f"{fn.__name__}: {exc}") from None
+        for pname, value in bound.arguments.items():
+            kind = kinds.get(pname)
+            if pname in var_kw and kind == "number":
+                for key, v in value.items():
+                    finite(f"{fn.__name__}: {key}", v)
+                continue
+            label = f"{fn.__name__}: {pname}"
+            if value is None:
+                hint = str(sig.parameters[pname].annotation)
+                if kind is not None and "None" not in hint:
+                    raise ValueError(f"{label} is required, not None")
+                continue
+            if kind is None:
+                continue
+            if pname in SIZE_PARAMETERS:
+                count(label, value)
+            elif kind == "int":
+                if np.ndim(finite(label, value)) != 0:
+                    raise ValueError(f"{label} must be a single whole number")
+                integer(label, value)
+            elif kind == "number":
+                arr = finite(label, value)
+                hint = str(sig.parameters[pname].annotation).replace(" ", "")
+                if hint in ("float", "float|None") and arr.ndim != 0:
+                    raise ValueError(f"{label} must be a single number")
+            elif kind == "mapping":
+                if not isinstance(value, Mapping):
+                    raise ValueError(f"{label} must be a mapping of names to numbers")
+                for key, v in value.items():
+                    finite(f"{label}[{key!r}]", v)
+        try:
+            result = fn(*args, **kwargs)
+        except (OverflowError, ZeroDivisionError) as exc:
+            raise ValueError(f"{fn.__name__}: inputs outside the law's numerical range "
+                             f"({type(exc).__name__}: {exc})") from exc
+        _check_result(fn.__name__, result, allow_nan=allow_nan)
+        return result
+
+    wrapper.__wrapped_public__ = True  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
+
+
+def documents_nan(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn``'s docstring documents a NaN result ("no solution", "not applicable"):
+    only such functions may return NaN."""
+    return "NaN" in (fn.__doc__ or "")
+
+
+def guard_public(namespace: dict[str, Any], names: list[str]) -> None:
+    """Apply :func:`public` to every function of ``names`` in ``namespace`` (a package's
+    ``globals()`` and its ``__all__``), once. A function whose docstring documents NaN
+    (:func:`documents_nan`) keeps its NaN results; infinity is refused everywhere."""
+    for name in names:
+        obj = namespace.get(name)
+        if inspect.isfunction(obj) and not getattr(obj, "__wrapped_public__", False):
+            namespace[name] = public(obj, allow_nan=documents_nan(obj))
+
+
+# --- the command line ------------------------------------------------------------------------
+CLI_RANGES: dict[str, tuple[float, float, str]] = {
+    "compute": (1e15, 1e30, "FLOPs"),
+    "total_params": (1e6, 1e15, "parameters"),
+    "active_params": (1e6, 1e15, "parameters"),
+}
+"""What ``python -m moelaws design`` accepts for each budget, and ``counts`` for a
+configuration's total parameters: from a toy model to far beyond any trained one. Outside these
+ranges some laws give no finite number (a learning rate of 1e45, a band of NaN), so the command
+refuses instead."""
+
+
+def cli_value(name: str, value: float) -> float:
+    """A command-line budget, or a ``ValueError`` naming the option and its valid range."""
+    low, high, unit = CLI_RANGES[name]
+    option = "--" + name.replace("_", "-")
+    if not (math.isfinite(value) and low <= value <= high):
+        raise ValueError(f"{option} {value:g} is outside the accepted range "
+                         f"[{low:g}, {high:g}] {unit}")
+    return value
+
+
+def cli_text(text: str, what: str) -> str:
+    """Command-line output, or a ``ValueError`` if it would print a NaN or an infinity."""
+    import re
+
+    if re.search(r"(?<![\w.])[-+]?(nan|inf)(?![\w])", text, flags=re.IGNORECASE):
+        ranges = "; ".join(f"--{k.replace('_', '-')} in [{lo:g}, {hi:g}] {u}"
+                           for k, (lo, hi, u) in CLI_RANGES.items())
+        raise ValueError(f"{what} gives no finite value for these inputs (valid: {ranges})")
+    return text

@@ -3,8 +3,6 @@ synthetic refit."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,7 +13,7 @@ from moelaws import comprehensive as cl
 from moelaws.comprehensive import refit, transcribe
 
 P = cl.table2()
-PAPER_TEXT = Path("/work/shared/papers/comprehensive-moe-scaling-law.txt")
+PAPER_TEXT = "comprehensive-moe-scaling-law.txt"
 
 
 def hand_loss(N, D, Na, G, S, p=P):
@@ -361,9 +359,8 @@ def test_parse_table8_synthetic_and_invalid():
         transcribe.parse_table8("\n".join(lines[:-1]))
 
 
-@pytest.mark.skipif(not PAPER_TEXT.exists(), reason="paper text not available")
-def test_parse_table8_from_paper_matches_csv(tmp_path):
-    out = transcribe.write_table8(PAPER_TEXT, tmp_path / "t8.csv")
+def test_parse_table8_from_paper_matches_csv(tmp_path, paper_text):
+    out = transcribe.write_table8(paper_text(PAPER_TEXT), tmp_path / "t8.csv")
     fresh = pd.read_csv(out)
     stored = cl.read_table("table8")
     pd.testing.assert_frame_equal(fresh, stored)

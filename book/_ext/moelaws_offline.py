@@ -16,6 +16,10 @@ Downloadable notebooks: for a notebook taken from the cache, MyST-NB writes the 
 (``_build/jupyter_execute``, offered as the chapter's ".ipynb" download) without its outputs;
 they are merged back from the cache.
 
+Threads: before any kernel starts, :func:`moelaws.threads.limit` sets one BLAS/OpenMP/torch
+thread per process (unless the environment already sets a count); kernels inherit it, so a
+chapter on a shared machine does not oversubscribe the cores.
+
 Execution of widget cells: nbclient (which executes the chapters) waits for a cell's reply by
 polling the kernel's shell socket, and an ipywidgets Output widget (``widgets.interactive``)
 makes it send on that same socket meanwhile; the poll then misses the reply and the cell waits
@@ -23,8 +27,11 @@ out the whole execution timeout (15 minutes) before going on (jupyter/nbclient#3
 in short slices, as :func:`patch_shell_polling` makes the kernel client do, notices the reply.
 
 Timing report: at the end of the build, the execution time of every notebook (from MyST-NB's
-per-document ``exec_data``) and the build's own duration are printed and written to
-``_build/timing.json``. Run this file as a script to print that report again::
+per-document ``exec_data``), the CPU time its kernel used (the build's reaped child processes'
+CPU time, measured around the reading of each notebook: unlike wall-clock time it does not grow
+when other processes share the cores), the load average and the build's own duration are
+printed and written to ``_build/timing.json``. Run this file as a script to print that report
+again::
 
     python book/_ext/moelaws_offline.py _build/timing.json [--total SECONDS]
 """
@@ -163,8 +170,31 @@ def _restore_cached_outputs(app: Any, doctree: Any) -> None:
     nbformat.write(merged, path)
 
 
-def timing_records(env: Any, start: float) -> list[dict[str, Any]]:
-    """Execution data of every notebook in ``env``: how long it ran and whether it ran now."""
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished (reaped) children: the notebook kernels."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cpu_start(app: Any, docname: str, source: list[str]) -> None:
+    app.moelaws_cpu_start = getattr(app, "moelaws_cpu_start", {})
+    app.moelaws_cpu_start[docname] = _children_cpu()
+
+
+def _cpu_end(app: Any, doctree: Any) -> None:
+    start = getattr(app, "moelaws_cpu_start", {}).get(app.env.docname)
+    if start is not None:
+        app.moelaws_cpu = getattr(app, "moelaws_cpu", {})
+        app.moelaws_cpu[app.env.docname] = round(_children_cpu() - start, 2)
+
+
+def timing_records(env: Any, start: float, cpu: dict[str, float] | None = None
+                   ) -> list[dict[str, Any]]:
+    """Execution data of every notebook in ``env``: how long it ran (wall clock), the CPU time
+    of its kernel (``cpu``, by docname; ``None`` when not measured) and whether it ran now."""
+    cpu = cpu or {}
     metadata = getattr(env, "nb_metadata", {}) or {}
     records = []
     for docname in sorted(metadata):
@@ -177,6 +207,7 @@ def timing_records(env: Any, start: float) -> list[dict[str, Any]]:
             {
                 "docname": docname,
                 "runtime_s": None if runtime is None else round(float(runtime), 2),
+                "kernel_cpu_s": cpu.get(docname),
                 # jupyter-cache reports method "cache" for hits and misses alike: a notebook
                 # executed in this build has an execution time stamp after the build began.
                 "executed_in_this_build": bool(mtime >= start),
@@ -190,12 +221,14 @@ def timing_records(env: Any, start: float) -> list[dict[str, Any]]:
 
 def format_report(report: dict[str, Any]) -> str:
     """The timing report as text: one line per notebook, then the totals."""
-    lines = ["Notebook execution times (s):"]
+    lines = ["Notebook execution times (s): wall clock, kernel CPU"]
     for rec in report["notebooks"]:
         runtime = "-" if rec["runtime_s"] is None else f"{rec['runtime_s']:8.1f}"
+        cpu = rec.get("kernel_cpu_s")
+        cpu_text = "-" if cpu is None or not rec["executed_in_this_build"] else f"{cpu:8.1f}"
         how = "executed" if rec["executed_in_this_build"] else "from cache"
         ok = "" if rec["succeeded"] else f"  FAILED ({rec['error']})"
-        lines.append(f"  {rec['docname']:<40} {runtime:>8}  {how}{ok}")
+        lines.append(f"  {rec['docname']:<40} {runtime:>8} {cpu_text:>8}  {how}{ok}")
     lines.append(
         f"  {'executed in this build':<40} {report['executed_seconds']:8.1f}"
         f"  ({report['executed_count']} of {len(report['notebooks'])} notebooks)"
@@ -204,6 +237,10 @@ def format_report(report: dict[str, Any]) -> str:
     if report.get("total_seconds") is not None:
         lines.append(f"Whole book command: {report['total_seconds']:.1f} s")
     lines.append(f"Execution cache: {report['execution_cache']}")
+    if report.get("load_average"):
+        lines.append(f"Load average (1, 5, 15 min) at the end: {report['load_average']}, "
+                     f"{report.get('cpu_count')} cores, {report.get('threads')} thread(s) per "
+                     "kernel")
     return "\n".join(lines)
 
 
@@ -211,7 +248,7 @@ def _write_timing(app: Any, exception: Exception | None) -> None:
     from sphinx.util import logging
 
     start = getattr(app, "moelaws_build_start", time.time())
-    records = timing_records(app.env, start)
+    records = timing_records(app.env, start, getattr(app, "moelaws_cpu", {}))
     executed = [r for r in records if r["executed_in_this_build"]]
     report = {
         "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -222,6 +259,8 @@ def _write_timing(app: Any, exception: Exception | None) -> None:
         "executed_count": len(executed),
         "executed_seconds": round(sum(r["runtime_s"] or 0.0 for r in executed), 1),
         "cpu_count": os.cpu_count(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "threads": os.environ.get("OMP_NUM_THREADS"),
         "python": platform.python_version(),
         "notebooks": records,
     }
@@ -237,7 +276,12 @@ def _write_timing(app: Any, exception: Exception | None) -> None:
 
 
 def setup(app: Any) -> dict[str, Any]:
+    from moelaws import threads
+
+    threads.limit()
     patch_shell_polling()
+    app.connect("source-read", _cpu_start)
+    app.connect("doctree-read", _cpu_end)
     app.connect("html-page-context", _page_context)
     # After MyST-NB's own builder-inited handler, which settles the cache path.
     app.connect("builder-inited", _invalidate_cache, priority=900)

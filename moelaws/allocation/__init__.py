@@ -53,6 +53,7 @@ from moelaws.allocation.law import (
     ratio_from_fraction,
     sparsity_from_experts,
 )
+from moelaws.validation import guard_public
 
 __all__ = [
     "EXPERT_COUNTS",
@@ -94,3 +95,7 @@ __all__ = [
     "table12_flops",
     "uniform_loss",
 ]
+
+# Numeric arguments of every public function are checked, and a non-finite result raises
+# (moelaws.validation.public).
+guard_public(globals(), __all__)

@@ -33,6 +33,7 @@ from moelaws.arch.ratios import (
 )
 from moelaws.arch.tables import conventions_table, presets_table
 from moelaws.arch.vendor_check import vendor_check_summary, vendor_check_table
+from moelaws.validation import guard_public
 
 __all__ = [
     "MLA",
@@ -66,3 +67,7 @@ __all__ = [
     "vendor_check_summary",
     "vendor_check_table",
 ]
+
+# Numeric arguments of every public function are checked, and a non-finite result raises
+# (moelaws.validation.public).
+guard_public(globals(), __all__)

@@ -3,6 +3,7 @@ scaling law of Mixture-of-Experts"), computed by :mod:`moelaws.comprehensive`.""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 
@@ -212,16 +213,21 @@ for i, row in cl.read_table("table1", dtype=str).iterrows():
         ))
 
 _H_DISCREPANCIES = {"476M", "2196M"}
+# The paper prints no u: each point's u is its printed d_expert over the base width 224
+# (cl.appendix_h_u), so "d_expert = u·224" would echo the paper and is not a claim. What the
+# printed d_expert predicts, n_e (Eq. 35) and N_a (Eq. 2), is.
 for i, row in cl.read_table("appendix_h", dtype=str).iterrows():
-    ref = f"App. H, N_a sweep point {i + 1} (u = {cl.appendix_h_sweep()['u'][i]:g})"
-    CLAIMS.append(_count_claim(
+    ref = f"App. H, N_a sweep point {i + 1} (d_expert = {row['d_expert']})"
+    h_inputs = (f"{ref}: expert dimension d_expert",)
+    claim = _count_claim(
         ref, "activated parameters, Eq. 2 with Eq. 35", row["Na_printed"],
         lambda i=i: float(_appendix_h()["N_a"][i] / 1e6), row["Na_printed"] in _H_DISCREPANCIES,
-    ))
-    CLAIMS.append(Claim(PAPER, ref, "expert dimension d_expert = u·224", row["d_expert"],
-                        lambda i=i: float(_appendix_h()["d_expert"][i])))
+    )
+    CLAIMS.append(dataclasses.replace(claim, inputs=h_inputs))
     CLAIMS.append(Claim(PAPER, ref, "routed experts n_e = v·128 (Eq. 35)", row["n_routed"],
-                        lambda i=i: float(_appendix_h()["n_routed"][i])))
+                        lambda i=i: float(_appendix_h()["n_routed"][i]), inputs=h_inputs,
+                        explanation="u = d_expert/224 from the printed d_expert; Eq. 35's "
+                        "v = ((1 − u)·S·G + n_e)/(u·n_e) at S = 0.2, G = 20, n_e = 128."))
 
 # --- Table 8: counts and ranges against the text ----------------------------------------------
 def _count(role: str) -> Callable[[], float]:

@@ -13,21 +13,32 @@ module-level list ``CLAIMS``; the paper's adapter in the registry of papers
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 from typing import Literal
 
 import pandas as pd
 
 from moelaws import papers
+from moelaws.paper_data import data_dir
 
 Relation = Literal["=", "<", ">", "<=", ">="]
 Expected = Literal["reproduced", "discrepancy"]
 
 _REL_EPS = 1e-12
+
+DRIFT_RTOL = 1e-6
+"""Relative tolerance within which an expected discrepancy's value must stay equal to the value
+recorded for it in :data:`EXPECTED_OURS_FILE`: a code change that moves a discrepancy fails."""
+
+EXPECTED_OURS_FILE = "claims/expected_ours.json"
+"""File, under ``moelaws/data/``, of our value for every expected discrepancy (claim key → value),
+computed once by :func:`record_expected_ours` and reviewed like code."""
 
 
 def printed_tolerance(printed: str) -> float:
@@ -90,6 +101,15 @@ class Claim:
     explanation
         Why our value differs from the paper's (required for expected discrepancies), or any
         note the reader needs to interpret the comparison.
+    inputs
+        The printed numbers our computation reads, each named like a claim key without its
+        paper, ``"<ref>: <quantity>"``. A claim may not list its own ``ref: quantity`` (it would
+        echo the paper), and a tolerance wider than the printed precision must name the inputs
+        whose rounding it propagates.
+    expected_ours
+        For an expected discrepancy: our value, as recorded in :data:`EXPECTED_OURS_FILE`
+        (filled in by :func:`all_claims`). Evaluation fails when ours drifts from it by more
+        than :data:`DRIFT_RTOL` (relative).
     """
 
     paper: str
@@ -102,6 +122,8 @@ class Claim:
     tolerance_reason: str = ""
     expected: Expected = "reproduced"
     explanation: str = ""
+    inputs: tuple[str, ...] = ()
+    expected_ours: float | None = None
 
     def __post_init__(self) -> None:
         if self.paper not in papers.ids():
@@ -118,6 +140,13 @@ class Claim:
             if not self.tolerance_reason.strip():
                 raise ValueError(f"claim {self.ref!r}: a custom tolerance needs a reason")
         printed_tolerance(self.printed)
+        if isinstance(self.inputs, str):
+            raise ValueError(f"claim {self.ref!r}: inputs must be a tuple of names, not a str")
+
+    @property
+    def own_name(self) -> str:
+        """How an input naming this claim's printed number is written: ``ref: quantity``."""
+        return f"{self.ref}: {self.quantity}"
 
     @property
     def paper_value(self) -> float:
@@ -216,11 +245,63 @@ def evaluate(claim: Claim) -> ClaimResult:
     if not math.isfinite(ours):
         return ClaimResult(claim, ours, "error", "our value is not finite")
     status = "reproduced" if _satisfies(ours, claim) else "discrepancy"
+    if status == "discrepancy" and claim.expected_ours is not None:
+        recorded = claim.expected_ours
+        if not math.isclose(ours, recorded, rel_tol=DRIFT_RTOL, abs_tol=1e-12):
+            return ClaimResult(
+                claim, ours, "error",
+                f"ours {ours:.10g} drifted from the recorded {recorded:.10g} "
+                f"(relative tolerance {DRIFT_RTOL:g}); if the change is intended, re-record "
+                "with moelaws.claims.core.record_expected_ours()",
+            )
     return ClaimResult(claim, ours, status)
 
 
+def _expected_ours_path() -> Path:
+    return data_dir("claims") / Path(EXPECTED_OURS_FILE).name
+
+
+def expected_ours_table() -> dict[str, float]:
+    """Our recorded value for every expected discrepancy (claim key → value)."""
+    path = _expected_ours_path()
+    if not path.is_file():
+        return {}
+    return {str(k): float(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
+
+
+def record_expected_ours() -> dict[str, float]:
+    """Compute every expected discrepancy once and write its value to :data:`EXPECTED_OURS_FILE`.
+
+    Run by hand after a deliberate change that moves a discrepancy (the diff of the file shows
+    what moved); never by the tests.
+
+    Returns
+    -------
+    dict
+        The recorded values, claim key → ours.
+    """
+    recorded: dict[str, float] = {}
+    for claim in all_claims():
+        if claim.expected != "discrepancy":
+            continue
+        result = evaluate(replace(claim, expected_ours=None))
+        if result.status != "discrepancy":
+            raise ValueError(f"{claim.key}: expected a discrepancy, found {result.status}")
+        recorded[claim.key] = float(f"{result.ours:.12g}")
+    _expected_ours_path().parent.mkdir(exist_ok=True)
+    _expected_ours_path().write_text(
+        json.dumps(recorded, indent=1, ensure_ascii=False, sort_keys=True) + "\n",
+        encoding="utf-8",
+    )
+    return recorded
+
+
 def _load(paper: str) -> list[Claim]:
-    claims = list(papers.get(paper, "claims").claims())
+    recorded = expected_ours_table()
+    claims = [
+        replace(c, expected_ours=recorded.get(c.key)) if c.expected == "discrepancy" else c
+        for c in papers.get(paper, "claims").claims()
+    ]
     for c in claims:
         if c.paper != paper:
             raise ValueError(f"the claims of paper {paper!r} include one of paper {c.paper!r}")

@@ -407,6 +407,7 @@ CLAIMS: list[Claim] = [
             P, f"{_T7}, {cat if cat != 'All' else 'Overall'} average, {name}",
             "mean of the per-benchmark scores", printed,
             _table7_average(cat, col), tolerance=_AVG_TOL, tolerance_reason=_AVG_REASON,
+            inputs=(f"{_T7}, {cat}: per-benchmark scores of {name}",),
             explanation=(
                 "Mean of all 34 benchmarks; the mean of the five category means is 47.8/49.4."
                 if cat == "All" else ""
@@ -420,6 +421,7 @@ CLAIMS: list[Claim] = [
         "MoE-mini minus Dense-6.1B, mean over the 34 benchmarks", "1.5",
         lambda: float(tables.category_means("overall").eval("moe - dense").iloc[0]),
         tolerance=_AVG_TOL, tolerance_reason=_AVG_REASON,
+        inputs=(f"{_T7}: per-benchmark scores of Dense-6.1B and MoE-mini",),
     ),
     Claim(
         P, "App. H (HumanEval-Plus: 'an impressive lead of over 16 points')",

@@ -38,6 +38,7 @@ from moelaws.comprehensive.tables import (
     APPENDIX_H_BASE,
     active_params_eq2,
     appendix_h_sweep,
+    appendix_h_u,
     industrial_models,
     read_table,
     table1_counts,
@@ -45,12 +46,14 @@ from moelaws.comprehensive.tables import (
     total_params_eq3,
     uv_routed_factor,
 )
+from moelaws.validation import guard_public
 
 __all__ = [
     "APPENDIX_H_BASE",
     "CONSTANT_NAMES",
     "active_params_eq2",
     "appendix_h_sweep",
+    "appendix_h_u",
     "compute_optimal_active",
     "compute_optimal_asymptote",
     "compute_optimal_loss",
@@ -84,3 +87,7 @@ __all__ = [
     "total_params_eq3",
     "uv_routed_factor",
 ]
+
+# Numeric arguments of every public function are checked, and a non-finite result raises
+# (moelaws.validation.public).
+guard_public(globals(), __all__)

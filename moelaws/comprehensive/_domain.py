@@ -6,6 +6,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from moelaws.validation import constants
+
 Array = np.ndarray
 
 
@@ -24,11 +26,6 @@ def active_within_total(Na: Array, N: Array) -> None:
 
 
 def merge(defaults: Mapping[str, float], params: Mapping[str, float] | None) -> dict[str, float]:
-    """``defaults`` overridden by ``params``; unknown names raise (a typo would be silent)."""
-    merged = dict(defaults)
-    if params:
-        unknown = sorted(set(params) - set(defaults))
-        if unknown:
-            raise ValueError(f"unknown constants {unknown}; expected a subset of {list(defaults)}")
-        merged.update({k: float(v) for k, v in params.items()})
-    return merged
+    """``defaults`` overridden by ``params``, checked like inputs
+    (:func:`moelaws.validation.constants`: known names, finite numbers, the paper's sign)."""
+    return constants(defaults, params)

@@ -145,9 +145,24 @@ re-partitioned to G = 20, S = 0.2 as App. C.4 describes (4x the experts at 1/4 t
 16 routed + 4 shared of 224 activated, 128 routed in all), which keeps N and N_a."""
 
 
-def appendix_h_sweep(u: Array | tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 6.0)) -> pd.DataFrame:
+def appendix_h_u() -> Array:
+    """The width factors ``u`` of App. H's sweep, derived from what the paper prints.
+
+    The paper prints no ``u``: it prints each point's expert width d_expert (112 … 1344), and
+    the base width is 224 (:data:`APPENDIX_H_BASE`), so ``u = d_expert / 224``. The sweep then
+    *predicts* n_e (Eq. 35) and N_a (Eq. 2) from it; d_expert itself is an input, not a result.
+    """
+    return read_table("appendix_h")["d_expert"].to_numpy(dtype=float) / APPENDIX_H_BASE["d_expert"]
+
+
+def appendix_h_sweep(u: Array | tuple[float, ...] | None = None) -> pd.DataFrame:
     """App. H's N_a sweep at fixed N = 2.4B, G = 20, S = 0.2: expert width ``u·224``, routed
     experts ``v·128`` (Eq. 35), and N_a, N from Eq. 2–3.
+
+    Parameters
+    ----------
+    u
+        Width factors; ``None`` (the default) takes the paper's points, :func:`appendix_h_u`.
 
     Raises
     ------
@@ -155,7 +170,7 @@ def appendix_h_sweep(u: Array | tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 6.0)) -
         For invalid u (see :func:`uv_routed_factor`).
     """
     b = APPENDIX_H_BASE
-    u = positive("u", u)
+    u = appendix_h_u() if u is None else positive("u", u)
     v = uv_routed_factor(u, b["S"], b["G"], b["n_routed"])
     d_expert = u * b["d_expert"]
     n_routed = v * b["n_routed"]

@@ -7,7 +7,7 @@ being read as an index.
 
 Usage::
 
-    python -m moelaws.comprehensive.transcribe /work/shared/papers/comprehensive-moe-scaling-law.txt
+    python -m moelaws.comprehensive.transcribe ../shared/papers/comprehensive-moe-scaling-law.txt
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from moelaws.constrained.law import (
     relative_loss_sparsity,
     total_params,
 )
+from moelaws.validation import guard_public
 
 __all__ = [
     "COEFFICIENTS",
@@ -55,3 +56,7 @@ __all__ = [
     "relative_loss_sparsity",
     "total_params",
 ]
+
+# Numeric arguments of every public function are checked, and a non-finite result raises
+# (moelaws.validation.public).
+guard_public(globals(), __all__)

@@ -26,6 +26,7 @@ from moelaws.constrained.law import (
     EXPONENTS,
     relative_loss,
 )
+from moelaws.validation import positive, warn_if_far_outside
 
 DEFAULT_GAMMAS: tuple[float, ...] = (32.0, 64.0)
 """Width-to-depth ratios looped over: the two ends of the paper's ``Γ ∈ [32, 64]``."""
@@ -250,7 +251,13 @@ def optimize(
     ------
     ValueError
         For invalid inputs (see :func:`candidates`) or when no candidate fits the budgets.
+
+    Warns
+    -----
+    ExtrapolationWarning
+        For a total budget far outside the N_total range the paper fitted.
     """
+    warn_if_far_outside("constrained", "N_total", positive("total_budget", total_budget))
     table = candidates(
         total_budget, active_budget, k_align,
         gammas=gammas, n_experts=n_experts, g=g, exponents=exponents,

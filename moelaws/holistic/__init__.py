@@ -43,6 +43,7 @@ from moelaws.holistic.law import (
     resource_ratios,
     table4_heads,
 )
+from moelaws.validation import guard_public
 
 __all__ = [
     "DENSE_RATIO",
@@ -76,3 +77,7 @@ __all__ = [
     "solve_layers",
     "table4_heads",
 ]
+
+# Numeric arguments of every public function are checked, and a non-finite result raises
+# (moelaws.validation.public).
+guard_public(globals(), __all__)

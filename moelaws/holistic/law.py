@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from moelaws.holistic.tables import SCALES, load_table4
-from moelaws.validation import non_negative, positive
+from moelaws.validation import integer, non_negative, positive
 
 ArrayLike = float | np.ndarray
 
@@ -208,13 +208,13 @@ def counts(
     Raises
     ------
     ValueError
-        For non-positive d, d_m or head settings, negative layer counts, a model without
-        layers, or K not in (0, N_e).
+        For non-positive d, d_m or head settings, negative or fractional layer counts, a model
+        without layers, or K not in (0, N_e).
     """
     d = positive("d", d)
     d_m = positive("d_m", d_m)
-    L_d = non_negative("L_d", L_d)
-    L_m = non_negative("L_m", L_m)
+    L_d = integer("L_d", L_d)
+    L_m = integer("L_m", L_m)
     if np.any(L_d + L_m <= 0):
         raise ValueError("a model needs at least one layer (L_d + L_m > 0)")
     HeadSettings(d_qkv, n_q, n_kv)
@@ -229,6 +229,8 @@ def counts(
     )
     n = n_a + 3.0 * d * d_m * (n_experts - top_k) * L_m
     m = 6.0 * n_a + 6.0 * seq_len * n_q * d_qkv * L
+    if not (np.all(np.isfinite(m)) and np.all(np.isfinite(n))):
+        raise ValueError("the counts overflow: d, d_m or the layer counts are far beyond any model")
     return HolisticCounts(m, n_a, n)
 
 

@@ -6,7 +6,7 @@ The arXiv HTML-to-text extraction prints each table row as six integers
 ``Table N: Specific architectural parameters (...) in Sec X.Y.`` with a no-break space before
 the section number. Run as a script to regenerate the CSV::
 
-    python -m moelaws.holistic.transcribe /work/shared/papers/holistic-moe-scaling-laws.txt
+    python -m moelaws.holistic.transcribe ../shared/papers/holistic-moe-scaling-laws.txt
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def parse_appendix_tables(text: str) -> pd.DataFrame:
     Parameters
     ----------
     text
-        The paper's full text (the extraction in ``/work/shared/papers``).
+        The paper's full text (the extraction in ``../shared/papers`` beside the repository).
 
     Returns
     -------

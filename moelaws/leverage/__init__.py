@@ -35,6 +35,7 @@ from moelaws.leverage.law import (
     log_base_analysis,
     optimal_granularity,
 )
+from moelaws.validation import guard_public
 
 __all__ = [
     "LOG_BASE_C",
@@ -58,3 +59,7 @@ __all__ = [
     "optimal_granularity",
     "optimal_learning_rate",
 ]
+
+# Numeric arguments of every public function are checked, and a non-finite result raises
+# (moelaws.validation.public).
+guard_public(globals(), __all__)

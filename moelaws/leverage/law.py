@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from moelaws.validation import finite, positive
+from moelaws.validation import finite, positive, warn_if_far_outside
 
 ArrayLike = float | Sequence[float] | np.ndarray
 
@@ -159,11 +159,19 @@ def efficiency_leverage(
     ValueError
         If ``A`` is outside (0, 1], ``G`` or ``C`` is not positive, or a coefficient or base
         is invalid.
+
+    Warns
+    -----
+    ExtrapolationWarning
+        For C or G far outside the range Tables 8-12 cover (see
+        :data:`moelaws.validation.FITTED_RANGES`).
     """
     hat = activation_hat(A, a_start=a_start, a_max=a_max)
     exponent = leverage_exponent(
         G, C, a=a, d=d, gamma=gamma, beta=beta, log_base_c=log_base_c, log_base_g=log_base_g
     )
+    warn_if_far_outside("leverage", "C", C)
+    warn_if_far_outside("leverage", "G", G)
     return np.exp(exponent * np.log(hat))
 
 

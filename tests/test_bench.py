@@ -1,0 +1,48 @@
+"""The torch benchmark's reporting: interleaved dense/MoE pairs, median and minimum of the
+ratios, thread count and load. Speed itself is never tested (it depends on the machine's load)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("torch")
+
+from moelaws.torchmoe import bench
+
+TINY = dict(d_model=32, steps=1, warmup=0)
+
+
+def test_headline_reports_median_and_min_of_interleaved_rounds() -> None:
+    head = bench.headline(rounds=3, tokens_per_step=128, **TINY)
+    assert len(head["ratios"]) == 3 and head["rounds"] == 3
+    assert head["min"] == min(head["ratios"]) <= head["median"]
+    assert head["dispatch"] == bench.HEADLINE_DISPATCH
+    assert head["dense_tokens_per_s"] > 0 and head["moe_tokens_per_s"] > 0
+    with pytest.raises(ValueError, match="multiple"):
+        bench.headline(tokens_per_step=100, **TINY)
+    with pytest.raises(ValueError, match="at least 1"):
+        bench.headline(rounds=0, tokens_per_step=128, **TINY)
+
+
+def test_measure_pairs_every_moe_job_with_a_dense_measurement() -> None:
+    report = bench.measure(experts=[4], dispatches=["sorted"], rounds=2, batch=2,
+                           progress=False, **TINY)
+    moe = [r for r in report["results"] if r["dispatch"] != "-"]
+    assert len(moe) == 2  # top-1 and top-2
+    for r in moe:
+        assert r["over_dense_min"] <= r["over_dense"]
+
+
+def test_main_reports_threads_load_and_the_headline(capsys) -> None:
+    args = ["--json", "--experts", "4", "--dispatch", "sorted", "--steps", "1", "--warmup",
+            "0", "--rounds", "1", "--batch", "2", "--d-model", "32", "--no-gpu",
+            "--headline-rounds", "3", "--headline-tokens-per-step", "128", "--threads", "1"]
+    assert bench.main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["threads"] == 1
+    assert report["load_average_before"] is not None and report["load_average_after"] is not None
+    head = report["cpu"]["headline"]
+    assert report["moe_over_dense_e32"] == head["median"]
+    assert report["moe_over_dense_e32_min"] == head["min"] == min(head["ratios"])
