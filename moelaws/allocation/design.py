@@ -19,10 +19,16 @@ import math
 
 from moelaws import arch
 from moelaws.arch import MoEConfig
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 
 
-def flops_split(cfg: MoEConfig) -> dict[str, float]:
+@accepts_hf_config
+def flops_split(cfg: ConfigLike) -> dict[str, float]:
     """Per-token FLOPs of a configuration under App. C (``arch`` convention ``"allocation"``).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
 
     Returns
     -------

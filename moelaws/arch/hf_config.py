@@ -26,17 +26,21 @@ for the presets, and can be given.
 
 from __future__ import annotations
 
+import functools
 import json
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, Union
 
 from moelaws.arch.config import MLA, MoEConfig
 
 __all__ = [
     "SUPPORTED_MODEL_TYPES",
+    "ConfigLike",
     "HFConfigWarning",
+    "accepts_hf_config",
+    "as_config",
     "from_hf_config",
     "is_hf_config",
     "read_hf_config",
@@ -438,3 +442,58 @@ def uncounted(cfg: MoEConfig) -> str:
     """What a converted config's count leaves out (``""`` if nothing or not converted)."""
     marker = "; not counted: "
     return cfg.source.split(marker, 1)[1] if marker in cfg.source else ""
+
+
+ConfigLike = Union[MoEConfig, Mapping[str, Any], str, Path]  # noqa: UP007
+"""What the public functions that take a configuration accept: an
+:class:`~moelaws.arch.MoEConfig`, or a Hugging Face config as its parsed dict, a path to its
+``config.json`` or a directory holding one (:func:`as_config`)."""
+
+HF_CONFIG_PARAMETER = "cfg : MoEConfig or Hugging Face config (dict, path or directory)"
+"""The line each function decorated with :func:`accepts_hf_config` has in its docstring."""
+
+
+def as_config(cfg: ConfigLike) -> MoEConfig:
+    """``cfg`` as an :class:`~moelaws.arch.MoEConfig`.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+        An ``MoEConfig`` is returned as it is; a mapping (a parsed ``config.json``), a path
+        to a ``config.json`` or a directory holding one is converted by
+        :func:`from_hf_config` (with its defaults; call it directly to set ``name`` or
+        ``context_length``).
+
+    Raises
+    ------
+    ValueError
+        For any other type (the message names the accepted ones), or as
+        :func:`from_hf_config` for a config it cannot convert.
+    """
+    if isinstance(cfg, MoEConfig):
+        return cfg
+    if isinstance(cfg, (Mapping, str, Path)):
+        return from_hf_config(cfg)
+    raise ValueError(
+        "expected a configuration: an MoEConfig, or a Hugging Face config as a dict, a path "
+        f"to config.json or a directory holding one; got {type(cfg).__name__}"
+    )
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def accepts_hf_config(fn: F) -> F:
+    """Let ``fn``, whose first argument is an ``MoEConfig``, take a Hugging Face config too:
+    the first argument goes through :func:`as_config` before ``fn`` sees it.
+
+    The wrapper keeps ``fn``'s signature (``functools.wraps``), so that
+    :func:`moelaws.validation.public` reads the same annotations (a configuration is not a
+    number and is not checked there).
+    """
+
+    @functools.wraps(fn)
+    def wrapper(cfg: ConfigLike, *args: Any, **kwargs: Any) -> Any:
+        return fn(as_config(cfg), *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
