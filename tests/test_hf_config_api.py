@@ -183,6 +183,23 @@ def test_each_docstring_names_the_accepted_forms(fn: Callable[..., Any]) -> None
     assert HF_CONFIG_PARAMETER in (fn.__doc__ or "")
 
 
+def test_config_for_ratio_takes_its_base_as_a_hf_config() -> None:
+    """Its configuration argument is ``base``, by position or by name; its result is named
+    after the base, so names aside the configurations must be equal."""
+    assert "base : MoEConfig or Hugging Face config (dict, path or directory)" in (
+        allocation.config_for_ratio.__doc__ or "")
+    forms = _forms(MODELS[0])
+    expected = allocation.config_for_ratio(forms["MoEConfig"], 2.0)
+    for label, form in forms.items():
+        for got in (allocation.config_for_ratio(form, 2.0),
+                    allocation.config_for_ratio(base=form, r=2.0)):
+            assert got.replace(name=expected.name, source=expected.source) == expected, label
+    with pytest.raises(ValueError, match=r"MoEConfig.*dict.*config\.json.*directory"):
+        allocation.config_for_ratio(base=2.0, r=2.0)
+    with pytest.raises(ValueError, match="without dense layers or MLA"):
+        allocation.config_for_ratio(HF_DIR / "DeepSeek-V3", 2.0)
+
+
 def test_the_torch_model_takes_a_hf_config() -> None:
     torchmoe = pytest.importorskip("moelaws.torchmoe")
     small = json.loads((HF_DIR / MODELS[0] / "config.json").read_text(encoding="utf-8"))
@@ -196,3 +213,11 @@ def test_the_torch_model_takes_a_hf_config() -> None:
     assert n == sum(p.numel() for p in torchmoe.MoETransformer(cfg).parameters()) > 0
     with pytest.raises(ValueError, match=r"MoEConfig.*dict"):
         torchmoe.MoETransformer(3)
+    # train converts before anything else: a vocabulary that is not the corpus's is reported
+    # from the converted config (no training step runs).
+    from moelaws.torchmoe.train import train
+
+    with pytest.raises(ValueError, match=r"cfg.vocab_size \(64\) != corpus vocabulary"):
+        train(small, progress=False)
+    with pytest.raises(ValueError, match=r"MoEConfig.*dict"):
+        train(3, progress=False)

@@ -27,6 +27,7 @@ for the presets, and can be given.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import warnings
 from collections.abc import Callable, Mapping
@@ -485,15 +486,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def accepts_hf_config(fn: F) -> F:
     """Let ``fn``, whose first argument is an ``MoEConfig``, take a Hugging Face config too:
-    the first argument goes through :func:`as_config` before ``fn`` sees it.
+    the first argument (given by position or by name) goes through :func:`as_config` before
+    ``fn`` sees it.
 
     The wrapper keeps ``fn``'s signature (``functools.wraps``), so that
     :func:`moelaws.validation.public` reads the same annotations (a configuration is not a
     number and is not checked there).
     """
+    first = next(iter(inspect.signature(fn).parameters))
 
     @functools.wraps(fn)
-    def wrapper(cfg: ConfigLike, *args: Any, **kwargs: Any) -> Any:
-        return fn(as_config(cfg), *args, **kwargs)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if args:
+            args = (as_config(args[0]), *args[1:])
+        elif first in kwargs:
+            kwargs[first] = as_config(kwargs[first])
+        return fn(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
