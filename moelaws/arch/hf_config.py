@@ -19,6 +19,11 @@ Nothing is guessed silently:
   config fixes it, in the result's ``source`` (see :func:`uncounted`). They are below 0.1 % of
   every stored model's total except the modules outside the language model (MTP, vision).
 
+:func:`as_config` is the one place where the package's public functions turn what they are given
+into an :class:`~moelaws.arch.MoEConfig` (an ``MoEConfig`` as it is; a dict, a path to
+``config.json`` or a directory through :func:`from_hf_config`; anything else a ``ValueError``
+naming these); :func:`accepts_hf_config` applies it to a function's first argument.
+
 The attention context length of the FLOP counts is not read from ``max_position_embeddings``
 (the longest context the model supports, not its training context); it defaults to 4096, as
 for the presets, and can be given.
