@@ -128,7 +128,6 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     Parameters
     ----------
     cfg : MoEConfig or Hugging Face config (dict, path or directory)
-    cfg
         An MoE configuration.
     tokens
         Training tokens D, or ``None``.
