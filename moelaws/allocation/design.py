@@ -19,10 +19,16 @@ import math
 
 from moelaws import arch
 from moelaws.arch import MoEConfig
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 
 
-def flops_split(cfg: MoEConfig) -> dict[str, float]:
+@accepts_hf_config
+def flops_split(cfg: ConfigLike) -> dict[str, float]:
     """Per-token FLOPs of a configuration under App. C (``arch`` convention ``"allocation"``).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
 
     Returns
     -------
@@ -62,8 +68,9 @@ def _expert_flops(cfg: MoEConfig, d_expert: float) -> float:
     )
 
 
+@accepts_hf_config
 def config_for_ratio(
-    base: MoEConfig, r: float, *, flops_per_layer: float | None = None
+    base: ConfigLike, r: float, *, flops_per_layer: float | None = None
 ) -> MoEConfig:
     """A configuration with expert/attention ratio close to ``r`` at fixed per-token compute.
 
@@ -74,7 +81,7 @@ def config_for_ratio(
 
     Parameters
     ----------
-    base
+    base : MoEConfig or Hugging Face config (dict, path or directory)
         An MoE configuration without leading dense layers and without MLA.
     r
         Target ``C_E/C_A`` (App. C counts), positive.

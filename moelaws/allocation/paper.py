@@ -16,6 +16,7 @@ from moelaws import arch
 from moelaws.allocation.design import flops_split
 from moelaws.allocation.law import expert_fraction, optimal_ratio
 from moelaws.arch.counting import allocation_counts
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 from moelaws.compare.recommend import Budget, Recommendation, not_applicable
 from moelaws.compare.regimes import Range, flags
 from moelaws.compare.verdicts import NAN, caveats, require_moe, tokens_or_nan
@@ -34,8 +35,14 @@ def _claims() -> list:
     return list(CLAIMS)
 
 
-def ratios(cfg: arch.MoEConfig) -> dict[str, float]:
-    """App. B.1's sparsity S = 1 − E_act/E and App. C's r = C_E/C_A of ``cfg``."""
+@accepts_hf_config
+def ratios(cfg: ConfigLike) -> dict[str, float]:
+    """App. B.1's sparsity S = 1 − E_act/E and App. C's r = C_E/C_A of ``cfg``.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     return {
         "S = 1-E_act/E (allocation)": arch.sparsity(cfg, "allocation") if cfg.is_moe else 0.0,
         "r = C_E/C_A (allocation)": arch.expert_attention_ratio(cfg),
@@ -71,11 +78,16 @@ def fitted_ranges() -> dict[str, Range]:
     }
 
 
-def verdict(cfg: arch.MoEConfig, tokens: float | None) -> dict[str, Any]:
+@accepts_hf_config
+def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     """Eq. 1's r*(C, S) at the model's training compute against its own r = C_E/C_A.
 
     r, S and the training FLOPs per token by App. C (:func:`moelaws.allocation.flops_split`);
     C = training FLOPs per token x D.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
 
     Raises
     ------

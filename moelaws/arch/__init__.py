@@ -20,7 +20,13 @@ from moelaws.arch.counting import (
     router_weights,
     total_params,
 )
-from moelaws.arch.hf_config import SUPPORTED_MODEL_TYPES, HFConfigWarning, from_hf_config
+from moelaws.arch.hf_config import (
+    SUPPORTED_MODEL_TYPES,
+    ConfigLike,
+    HFConfigWarning,
+    as_config,
+    from_hf_config,
+)
 from moelaws.arch.presets import PRESETS, preset
 from moelaws.arch.ratios import (
     activation_ratio,
@@ -39,12 +45,14 @@ __all__ = [
     "MLA",
     "PRESETS",
     "SUPPORTED_MODEL_TYPES",
+    "ConfigLike",
     "Counts",
     "HFConfigWarning",
     "MoEConfig",
     "activation_ratio",
     "active_params",
     "all_ratios",
+    "as_config",
     "attention_weights",
     "conventions",
     "conventions_table",

@@ -39,6 +39,7 @@ import math
 from dataclasses import dataclass
 
 from moelaws.arch.config import MoEConfig
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 
 
 @dataclass(frozen=True)
@@ -79,10 +80,15 @@ class Counts:
 # --- building blocks (weights per layer) ---------------------------------------------------
 
 
-def attention_weights(cfg: MoEConfig, *, biases: bool = True, norms: bool = True) -> int:
+@accepts_hf_config
+def attention_weights(cfg: ConfigLike, *, biases: bool = True, norms: bool = True) -> int:
     """Weights of one attention block (query, key, value, output projections).
 
     For MLA this includes the low-rank down/up projections and the latent RMSNorms.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
     """
     d, h = cfg.d_model, cfg.n_heads
     if cfg.mla is not None:
@@ -106,19 +112,30 @@ def attention_weights(cfg: MoEConfig, *, biases: bool = True, norms: bool = True
     return weights
 
 
-def expert_weights(cfg: MoEConfig, width: int, *, biases: bool = True) -> int:
-    """Weights of one SwiGLU expert (gate, up, down) of the given width."""
+@accepts_hf_config
+def expert_weights(cfg: ConfigLike, width: int, *, biases: bool = True) -> int:
+    """Weights of one SwiGLU expert (gate, up, down) of the given width.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     weights = 3 * cfg.d_model * width
     if biases and cfg.expert_bias:
         weights += 2 * width + cfg.d_model
     return weights
 
 
-def router_weights(cfg: MoEConfig, *, biases: bool = True) -> int:
+@accepts_hf_config
+def router_weights(cfg: ConfigLike, *, biases: bool = True) -> int:
     """Weights of one router (a d_model x n_experts matrix, plus a bias if the config has one).
 
     A shared-expert gate (``cfg.shared_expert_gate``, a d_model x 1 projection) is counted
     with the router it sits beside.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
     """
     if not cfg.is_moe:
         return 0
@@ -126,8 +143,14 @@ def router_weights(cfg: MoEConfig, *, biases: bool = True) -> int:
     return weights + (cfg.d_model if cfg.shared_expert_gate else 0)
 
 
-def embedding_params(cfg: MoEConfig) -> int:
-    """Input embedding plus (if untied) output projection weights: V·d·(1 or 2)."""
+@accepts_hf_config
+def embedding_params(cfg: ConfigLike) -> int:
+    """Input embedding plus (if untied) output projection weights: V·d·(1 or 2).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     return cfg.vocab_size * cfg.d_model * (1 if cfg.tie_embeddings else 2)
 
 
@@ -295,8 +318,13 @@ def conventions() -> tuple[str, ...]:
     return tuple(p.convention.name for p in papers.having("convention"))
 
 
-def counts(cfg: MoEConfig, convention: str = "exact") -> Counts:
+@accepts_hf_config
+def counts(cfg: ConfigLike, convention: str = "exact") -> Counts:
     """Counts of ``cfg`` under one of :func:`conventions`.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
 
     Raises
     ------
@@ -314,22 +342,39 @@ def counts(cfg: MoEConfig, convention: str = "exact") -> Counts:
     raise ValueError(f"unknown convention {convention!r}; choose from {', '.join(conventions())}")
 
 
-def total_params(cfg: MoEConfig, convention: str = "exact", *, embeddings: bool = False) -> float:
-    """Total parameters under ``convention`` (non-embedding unless ``embeddings``)."""
+@accepts_hf_config
+def total_params(cfg: ConfigLike, convention: str = "exact", *, embeddings: bool = False) -> float:
+    """Total parameters under ``convention`` (non-embedding unless ``embeddings``).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     c = counts(cfg, convention)
     return c.total + (c.embedding if embeddings else 0.0)
 
 
-def active_params(cfg: MoEConfig, convention: str = "exact", *, embeddings: bool = False) -> float:
-    """Active parameters per token under ``convention`` (non-embedding unless ``embeddings``)."""
+@accepts_hf_config
+def active_params(cfg: ConfigLike, convention: str = "exact", *, embeddings: bool = False) -> float:
+    """Active parameters per token under ``convention`` (non-embedding unless ``embeddings``).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     c = counts(cfg, convention)
     return c.active + (c.embedding if embeddings else 0.0)
 
 
-def flops(cfg: MoEConfig, convention: str = "exact", *, training: bool = True) -> float:
+@accepts_hf_config
+def flops(cfg: ConfigLike, convention: str = "exact", *, training: bool = True) -> float:
     """FLOPs per token under ``convention``: training (3 x forward) or forward.
 
     For ``holistic`` training FLOPs per token are the paper's M. NaN for conventions whose
     paper defines no FLOPs (comprehensive, constrained).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
     """
     return (3.0 if training else 1.0) * counts(cfg, convention).forward_flops

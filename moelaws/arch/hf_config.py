@@ -19,6 +19,11 @@ Nothing is guessed silently:
   config fixes it, in the result's ``source`` (see :func:`uncounted`). They are below 0.1 % of
   every stored model's total except the modules outside the language model (MTP, vision).
 
+:func:`as_config` is the one place where the package's public functions turn what they are given
+into an :class:`~moelaws.arch.MoEConfig` (an ``MoEConfig`` as it is; a dict, a path to
+``config.json`` or a directory through :func:`from_hf_config`; anything else a ``ValueError``
+naming these); :func:`accepts_hf_config` applies it to a function's first argument.
+
 The attention context length of the FLOP counts is not read from ``max_position_embeddings``
 (the longest context the model supports, not its training context); it defaults to 4096, as
 for the presets, and can be given.
@@ -26,17 +31,22 @@ for the presets, and can be given.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, Union
 
 from moelaws.arch.config import MLA, MoEConfig
 
 __all__ = [
     "SUPPORTED_MODEL_TYPES",
+    "ConfigLike",
     "HFConfigWarning",
+    "accepts_hf_config",
+    "as_config",
     "from_hf_config",
     "is_hf_config",
     "read_hf_config",
@@ -438,3 +448,64 @@ def uncounted(cfg: MoEConfig) -> str:
     """What a converted config's count leaves out (``""`` if nothing or not converted)."""
     marker = "; not counted: "
     return cfg.source.split(marker, 1)[1] if marker in cfg.source else ""
+
+
+ConfigLike = Union[MoEConfig, Mapping[str, Any], str, Path]  # noqa: UP007
+"""What the public functions that take a configuration accept: an
+:class:`~moelaws.arch.MoEConfig`, or a Hugging Face config as its parsed dict, a path to its
+``config.json`` or a directory holding one (:func:`as_config`)."""
+
+HF_CONFIG_PARAMETER = "cfg : MoEConfig or Hugging Face config (dict, path or directory)"
+"""The line each function decorated with :func:`accepts_hf_config` has in its docstring."""
+
+
+def as_config(cfg: ConfigLike) -> MoEConfig:
+    """``cfg`` as an :class:`~moelaws.arch.MoEConfig`.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+        An ``MoEConfig`` is returned as it is; a mapping (a parsed ``config.json``), a path
+        to a ``config.json`` or a directory holding one is converted by
+        :func:`from_hf_config` (with its defaults; call it directly to set ``name`` or
+        ``context_length``).
+
+    Raises
+    ------
+    ValueError
+        For any other type (the message names the accepted ones), or as
+        :func:`from_hf_config` for a config it cannot convert.
+    """
+    if isinstance(cfg, MoEConfig):
+        return cfg
+    if isinstance(cfg, (Mapping, str, Path)):
+        return from_hf_config(cfg)
+    raise ValueError(
+        "expected a configuration: an MoEConfig, or a Hugging Face config as a dict, a path "
+        f"to config.json or a directory holding one; got {type(cfg).__name__}"
+    )
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def accepts_hf_config(fn: F) -> F:
+    """Let ``fn``, whose first argument is an ``MoEConfig``, take a Hugging Face config too:
+    the first argument (given by position or by name) goes through :func:`as_config` before
+    ``fn`` sees it.
+
+    The wrapper keeps ``fn``'s signature (``functools.wraps``), so that
+    :func:`moelaws.validation.public` reads the same annotations (a configuration is not a
+    number and is not checked there).
+    """
+    first = next(iter(inspect.signature(fn).parameters))
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if args:
+            args = (as_config(args[0]), *args[1:])
+        elif first in kwargs:
+            kwargs[first] = as_config(kwargs[first])
+        return fn(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]

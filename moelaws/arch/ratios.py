@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from moelaws.arch.config import MoEConfig
 from moelaws.arch.counting import counts
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 
 
 def _require_moe(cfg: MoEConfig, what: str) -> None:
@@ -26,18 +27,29 @@ def _require_moe(cfg: MoEConfig, what: str) -> None:
         raise ValueError(f"{what} is defined for MoE configurations only ({cfg.name} is dense)")
 
 
-def activation_ratio(cfg: MoEConfig) -> float:
-    """Leverage paper Sec. 2.1: A = (E_a + E_s) / (E + E_s). Dense models have A = 1."""
+@accepts_hf_config
+def activation_ratio(cfg: ConfigLike) -> float:
+    """Leverage paper Sec. 2.1: A = (E_a + E_s) / (E + E_s). Dense models have A = 1.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     if not cfg.is_moe:
         return 1.0
     return (cfg.top_k + cfg.n_shared) / (cfg.n_experts + cfg.n_shared)
 
 
-def granularity(cfg: MoEConfig, convention: str = "leverage") -> float:
+@accepts_hf_config
+def granularity(cfg: ConfigLike, convention: str = "leverage") -> float:
     """Expert granularity under one paper's definition.
 
     ``leverage``: G = 2·d_model/d_expert (Sec. 2.1); ``comprehensive``: G = n_k + n_s (Eq. 2);
     ``constrained``: g = d/d_exp (Sec. 1).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
 
     Raises
     ------
@@ -56,19 +68,30 @@ def granularity(cfg: MoEConfig, convention: str = "leverage") -> float:
     )
 
 
-def sharing_ratio(cfg: MoEConfig) -> float:
+@accepts_hf_config
+def sharing_ratio(cfg: ConfigLike) -> float:
     """Shared share of the activated experts: E_s/(E_a + E_s) (leverage Sec. 2.1) = n_s/G
-    (comprehensive Eq. 3) — the two papers' S coincide in formula."""
+    (comprehensive Eq. 3) — the two papers' S coincide in formula.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     _require_moe(cfg, "sharing ratio")
     return cfg.n_shared / (cfg.top_k + cfg.n_shared)
 
 
-def sparsity(cfg: MoEConfig, convention: str = "constrained") -> float:
+@accepts_hf_config
+def sparsity(cfg: ConfigLike, convention: str = "constrained") -> float:
     """Sparsity under one paper's definition.
 
     ``constrained``: s = n_exp/n_topk (routed experts, Sec. 1), a ratio ≥ 1.
     ``allocation``: S = (E − E_act)/E with shared experts counted in both E and E_act
     (App. B.1: 1 shared + 2 routed active of E = 17 gives 82.35 %), i.e. 1 − A.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
 
     Raises
     ------
@@ -83,23 +106,40 @@ def sparsity(cfg: MoEConfig, convention: str = "constrained") -> float:
     raise ValueError(f"sparsity convention {convention!r} unknown; use constrained or allocation")
 
 
-def holistic_ratios(cfg: MoEConfig) -> dict[str, float]:
-    """Holistic paper Eq. 5 coordinates: M/N_a and N/N_a (App. A counts)."""
+@accepts_hf_config
+def holistic_ratios(cfg: ConfigLike) -> dict[str, float]:
+    """Holistic paper Eq. 5 coordinates: M/N_a and N/N_a (App. A counts).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     c = counts(cfg, "holistic")
     return {"M/N_a": c.compute_per_token / c.active, "N/N_a": c.total / c.active}
 
 
-def expert_attention_ratio(cfg: MoEConfig) -> float:
-    """Allocation paper: r = C_E/C_A, expert over attention forward FLOPs per token (App. C)."""
+@accepts_hf_config
+def expert_attention_ratio(cfg: ConfigLike) -> float:
+    """Allocation paper: r = C_E/C_A, expert over attention forward FLOPs per token (App. C).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     c = counts(cfg, "allocation")
     return c.ffn_flops / c.attention_flops
 
 
-def all_ratios(cfg: MoEConfig) -> dict[str, float]:
+@accepts_hf_config
+def all_ratios(cfg: ConfigLike) -> dict[str, float]:
     """Every paper's ratios for one configuration (NaN where undefined, e.g. dense models).
 
     The papers and their ratios come from the registry (:mod:`moelaws.papers`, role
     ``ratios``), in reading order; each name says which paper it belongs to.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
     """
     # Imported here: the registry loads the paper subpackages, which import this module.
     from moelaws import papers

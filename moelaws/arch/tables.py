@@ -6,15 +6,21 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from moelaws.arch.config import MoEConfig
 from moelaws.arch.counting import conventions, counts
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config, as_config
 from moelaws.arch.presets import PRESETS
 from moelaws.arch.ratios import all_ratios
 
 
-def conventions_table(cfg: MoEConfig) -> pd.DataFrame:
+@accepts_hf_config
+def conventions_table(cfg: ConfigLike) -> pd.DataFrame:
     """One row per convention: total, active and embedding parameters, forward FLOPs per
-    token, and the per-token compute that convention multiplies by D."""
+    token, and the per-token compute that convention multiplies by D.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     rows = []
     for conv in conventions():
         c = counts(cfg, conv)
@@ -31,11 +37,18 @@ def conventions_table(cfg: MoEConfig) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("convention")
 
 
-def presets_table(configs: Iterable[MoEConfig] | None = None) -> pd.DataFrame:
+def presets_table(configs: Iterable[ConfigLike] | None = None) -> pd.DataFrame:
     """The configurations side by side: exact counts (in billions), FLOPs per token and every
-    paper's ratios. Defaults to all presets."""
+    paper's ratios. Defaults to all presets.
+
+    Parameters
+    ----------
+    configs : iterable of MoEConfig or Hugging Face config (dict, path or directory)
+        Each entry goes through :func:`~moelaws.arch.hf_config.as_config`.
+    """
     rows = []
-    for cfg in configs if configs is not None else PRESETS.values():
+    for entry in configs if configs is not None else PRESETS.values():
+        cfg = as_config(entry)
         c = counts(cfg, "exact")
         rows.append(
             {

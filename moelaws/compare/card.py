@@ -11,6 +11,7 @@ import pandas as pd
 
 from moelaws import arch, papers
 from moelaws.arch import MoEConfig
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 
 
 def _values(cfg: MoEConfig, paper: papers.Paper) -> dict[str, float]:
@@ -19,10 +20,15 @@ def _values(cfg: MoEConfig, paper: papers.Paper) -> dict[str, float]:
             "C/D per token (G)": c.compute_per_token / 1e9, **paper.card.values(cfg)}
 
 
-def convention_card(cfg: MoEConfig) -> pd.DataFrame:
+@accepts_hf_config
+def convention_card(cfg: ConfigLike) -> pd.DataFrame:
     """One row per paper: its definitions of N, N_a, C, G, S and its sparsity-like ratio, and
     the values they give ``cfg`` (non-embedding counts in billions; ``C/D per token`` in
     GFLOPs, or in G parameters for the comprehensive paper's C = D·N_a).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
 
     Raises
     ------

@@ -15,7 +15,7 @@ from typing import Any
 
 from moelaws import arch, papers
 from moelaws.arch import MoEConfig
-from moelaws.arch.hf_config import is_hf_config
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config, is_hf_config
 
 
 def load_config(spec: str) -> MoEConfig:
@@ -63,8 +63,13 @@ def _clean(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def counts_report(cfg: MoEConfig) -> dict[str, Any]:
+@accepts_hf_config
+def counts_report(cfg: ConfigLike) -> dict[str, Any]:
     """Counts of ``cfg`` under every convention, and every paper's ratios.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
 
     Returns
     -------

@@ -20,6 +20,7 @@ from typing import Any
 
 from moelaws import arch, papers
 from moelaws.arch import MoEConfig
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 
 
 @dataclass(frozen=True)
@@ -118,8 +119,13 @@ def _check_budget(name: str, value: float | None) -> float | None:
     return float(value)
 
 
-def arch_checks(cfg: MoEConfig, convention: str) -> dict[str, float]:
+@accepts_hf_config
+def arch_checks(cfg: ConfigLike, convention: str) -> dict[str, float]:
     """``arch`` counts of a recommended configuration, exact and in the paper's convention.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
 
     Returns
     -------

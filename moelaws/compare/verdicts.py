@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from moelaws import arch, papers
-from moelaws.arch import MoEConfig
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 from moelaws.compare.tokens import training_tokens
 
 NAN = math.nan
@@ -29,8 +29,14 @@ MLA_CAVEAT = (
 )
 
 
-def require_moe(cfg: MoEConfig) -> None:
-    """Raise a ValueError for a dense configuration (the laws compare MoE configurations)."""
+@accepts_hf_config
+def require_moe(cfg: ConfigLike) -> None:
+    """Raise a ValueError for a dense configuration (the laws compare MoE configurations).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     if not cfg.is_moe:
         raise ValueError(f"{cfg.name} is dense: the five laws compare MoE configurations")
 
@@ -40,8 +46,14 @@ def tokens_or_nan(tokens: float | None) -> float:
     return NAN if tokens is None else float(tokens)
 
 
-def caveats(cfg: MoEConfig, *extra: str) -> str:
-    """The caveats of a verdict: the MLA caveat where it applies, then ``extra`` (empty skipped)."""
+@accepts_hf_config
+def caveats(cfg: ConfigLike, *extra: str) -> str:
+    """The caveats of a verdict: the MLA caveat where it applies, then ``extra`` (empty skipped).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     notes = [MLA_CAVEAT] if cfg.mla is not None else []
     return "; ".join([*notes, *[e for e in extra if e]])
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from moelaws import arch
 from moelaws.arch.counting import comprehensive_counts
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 from moelaws.compare.recommend import Budget, Recommendation, not_applicable
 from moelaws.compare.regimes import Range, flags
 from moelaws.compare.verdicts import NAN, caveats, position, require_moe, tokens_or_nan
@@ -48,8 +49,14 @@ def _claims() -> list:
     return list(CLAIMS)
 
 
-def ratios(cfg: arch.MoEConfig) -> dict[str, float]:
-    """Eq. 2's granularity G = n_k + n_s of ``cfg`` (its S is the leverage paper's formula)."""
+@accepts_hf_config
+def ratios(cfg: ConfigLike) -> dict[str, float]:
+    """Eq. 2's granularity G = n_k + n_s of ``cfg`` (its S is the leverage paper's formula).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     return {"G = n_k+n_s (comprehensive)":
             arch.granularity(cfg, "comprehensive") if cfg.is_moe else NAN}
 
@@ -106,7 +113,8 @@ def fitted_ranges() -> dict[str, Range]:
     }
 
 
-def verdict(cfg: arch.MoEConfig, tokens: float | None) -> dict[str, Any]:
+@accepts_hf_config
+def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     """The comprehensive law's verdicts on G, S and N_a/N, and its predicted loss gaps.
 
     N and N_a by Eq. 2-3 (``arch`` convention ``"comprehensive"``), G = n_k + n_s, S = n_s/G.
@@ -119,7 +127,7 @@ def verdict(cfg: arch.MoEConfig, tokens: float | None) -> dict[str, Any]:
 
     Parameters
     ----------
-    cfg
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
         An MoE configuration.
     tokens
         Training tokens D, or ``None``.

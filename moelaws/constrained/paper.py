@@ -17,6 +17,7 @@ import numpy as np
 
 from moelaws import arch
 from moelaws.arch.counting import constrained_counts
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 from moelaws.compare.recommend import Budget, Recommendation, arch_checks, not_applicable
 from moelaws.compare.regimes import Range, flags
 from moelaws.compare.verdicts import NAN, caveats, require_moe
@@ -46,8 +47,14 @@ def _claims() -> list:
     return list(CLAIMS)
 
 
-def ratios(cfg: arch.MoEConfig) -> dict[str, float]:
-    """Sec. 1's granularity g = d/d_exp and sparsity s = n_exp/n_topk of ``cfg``."""
+@accepts_hf_config
+def ratios(cfg: ConfigLike) -> dict[str, float]:
+    """Sec. 1's granularity g = d/d_exp and sparsity s = n_exp/n_topk of ``cfg``.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     moe = cfg.is_moe
     return {
         "g = d/d_exp (constrained)": arch.granularity(cfg, "constrained") if moe else NAN,
@@ -137,7 +144,8 @@ def expert_grid(cfg: arch.MoEConfig, total: float, active: float) -> tuple[int, 
     raise ValueError(f"no Algorithm 1 design fits {cfg.name}'s budgets with up to 4096 experts")
 
 
-def verdict(cfg: arch.MoEConfig, tokens: float | None = None) -> dict[str, Any]:
+@accepts_hf_config
+def verdict(cfg: ConfigLike, tokens: float | None = None) -> dict[str, Any]:
     """Algorithm 1 under the model's own memory and inference budgets, against the model.
 
     Budgets are the model's N_total and N_active by Eq. 1-2 (``arch`` convention
@@ -147,6 +155,10 @@ def verdict(cfg: arch.MoEConfig, tokens: float | None = None) -> dict[str, Any]:
     same generalisation), at its own N_total (= the budget). ``Eq. 3 loss change`` is the
     routine's relative loss over the real one's, minus one (negative: the law prefers the
     routine's design). ``tokens`` is ignored: Eq. 3 was fitted at one token budget.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
 
     Raises
     ------

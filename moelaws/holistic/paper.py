@@ -14,6 +14,7 @@ from typing import Any
 
 from moelaws import arch
 from moelaws.arch.counting import holistic_counts
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 from moelaws.compare.recommend import Budget, Recommendation, arch_checks, not_applicable
 from moelaws.compare.regimes import Range, flags
 from moelaws.compare.verdicts import NAN, caveats, require_moe, tokens_or_nan
@@ -37,8 +38,14 @@ def _claims() -> list:
     return list(CLAIMS)
 
 
-def ratios(cfg: arch.MoEConfig) -> dict[str, float]:
-    """Eq. 5's coordinates M/N_a and N/N_a of ``cfg`` (App. A counts)."""
+@accepts_hf_config
+def ratios(cfg: ConfigLike) -> dict[str, float]:
+    """Eq. 5's coordinates M/N_a and N/N_a of ``cfg`` (App. A counts).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     return {f"{k} (holistic)": v for k, v in arch.holistic_ratios(cfg).items()}
 
 
@@ -79,13 +86,18 @@ def fitted_ranges() -> dict[str, Range]:
     return {"C": Range("C", min(scales), max(scales), "Table 2 scales")}
 
 
-def verdict(cfg: arch.MoEConfig, tokens: float | None) -> dict[str, Any]:
+@accepts_hf_config
+def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     """The holistic pipeline (Sec. 7) at the model's training compute, against the model.
 
     ``C = M·D`` with the paper's M = 6·N_a + 6·S·N_q·d_qkv·L (``arch`` convention
     ``"holistic"``; S is the model's context length). Eq. 2 gives M_opt and D_opt, our fit
     the optimal M/N_a, App. F.4 the chosen N/N_a; within the design domain (at most 1e24
     FLOPs) :func:`moelaws.holistic.design_report` also gives an architecture.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
 
     Raises
     ------

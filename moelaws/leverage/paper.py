@@ -14,6 +14,7 @@ from typing import Any
 
 from moelaws import arch
 from moelaws.arch.counting import leverage_counts
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 from moelaws.compare.recommend import Budget, Recommendation, not_applicable
 from moelaws.compare.regimes import Range, flags
 from moelaws.compare.verdicts import NAN, caveats, require_moe, tokens_or_nan
@@ -40,8 +41,14 @@ def _claims() -> list:
     return list(CLAIMS)
 
 
-def ratios(cfg: arch.MoEConfig) -> dict[str, float]:
-    """Sec. 2.1's activation ratio A, granularity G = 2d/d_e and sharing ratio S of ``cfg``."""
+@accepts_hf_config
+def ratios(cfg: ConfigLike) -> dict[str, float]:
+    """Sec. 2.1's activation ratio A, granularity G = 2d/d_e and sharing ratio S of ``cfg``.
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
     moe = cfg.is_moe
     return {
         "A (leverage)": arch.activation_ratio(cfg),
@@ -90,7 +97,8 @@ def fitted_ranges() -> dict[str, Range]:
     }
 
 
-def verdict(cfg: arch.MoEConfig, tokens: float | None) -> dict[str, Any]:
+@accepts_hf_config
+def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     """Eq. 4's efficiency leverage of ``cfg`` at its training compute, and Table 5's allocation.
 
     ``C = M·D`` with M the leverage paper's non-embedding training FLOPs per token (App. I,
@@ -101,7 +109,7 @@ def verdict(cfg: arch.MoEConfig, tokens: float | None) -> dict[str, Any]:
 
     Parameters
     ----------
-    cfg
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
         An MoE configuration.
     tokens
         Training tokens D, or ``None`` (then every compute-dependent value is NaN).

@@ -54,6 +54,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from moelaws.arch import MoEConfig
+from moelaws.arch.hf_config import ConfigLike, as_config
 
 __all__ = [
     "DISPATCHES",
@@ -446,8 +447,9 @@ class MoETransformer(nn.Module):
 
     Parameters
     ----------
-    cfg
-        The architecture (:class:`moelaws.arch.MoEConfig`); MLA attention is not supported.
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+        The architecture (:class:`moelaws.arch.MoEConfig`, or a Hugging Face config converted by
+        :func:`moelaws.arch.as_config`); MLA attention is not supported.
     dispatch
         Expert-dispatch implementation, one of :data:`DISPATCHES`.
     aux_loss_coef, z_loss_coef
@@ -468,7 +470,7 @@ class MoETransformer(nn.Module):
 
     def __init__(
         self,
-        cfg: MoEConfig,
+        cfg: ConfigLike,
         *,
         dispatch: str = "sorted",
         aux_loss_coef: float = 0.01,
@@ -478,6 +480,7 @@ class MoETransformer(nn.Module):
         init_std: float = 0.02,
     ) -> None:
         super().__init__()
+        cfg = as_config(cfg)
         if cfg.mla is not None:
             raise ValueError("torchmoe does not implement MLA attention (cfg.mla is set)")
         if cfg.shared_expert_gate:

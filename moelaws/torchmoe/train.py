@@ -33,6 +33,7 @@ import torch
 
 from moelaws import arch
 from moelaws.arch import MoEConfig
+from moelaws.arch.hf_config import ConfigLike, as_config
 from moelaws.torchmoe.data import Corpus, get_corpus
 from moelaws.torchmoe.model import MoETransformer
 
@@ -249,7 +250,7 @@ def expert_load(
 
 
 def train(
-    cfg: MoEConfig,
+    cfg: ConfigLike,
     corpus: str | Corpus = "pydoc",
     settings: TrainSettings | None = None,
     *,
@@ -262,9 +263,9 @@ def train(
 
     Parameters
     ----------
-    cfg
-        Architecture; its ``vocab_size`` must equal the corpus's and its ``context_length``
-        is the training sequence length.
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+        Architecture (converted by :func:`moelaws.arch.as_config`); its ``vocab_size`` must
+        equal the corpus's and its ``context_length`` is the training sequence length.
     corpus
         A :class:`~moelaws.torchmoe.data.Corpus` or a name from ``data.CORPORA``.
     settings
@@ -283,6 +284,7 @@ def train(
     """
     from tqdm.auto import tqdm
 
+    cfg = as_config(cfg)
     settings = settings or TrainSettings()
     corpus = get_corpus(corpus)
     if cfg.vocab_size != corpus.vocab_size:

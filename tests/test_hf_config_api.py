@@ -1,0 +1,223 @@
+"""Every public function that takes a configuration also takes a Hugging Face config: the
+parsed dict, the path to ``config.json`` or the directory holding it (issue 17, section 1).
+
+For two stored configs (Mixtral-8x7B-v0.1: plain MoE; DeepSeek-V3: MLA, shared experts, dense
+first layers) each function must return exactly what it returns for the converted
+``MoEConfig``; anything else must be refused with a ``ValueError`` naming the accepted types.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from moelaws import allocation, arch, papers
+from moelaws.arch.hf_config import HF_CONFIG_PARAMETER
+from moelaws.compare import card, counting, recommend, verdicts
+
+HF_DIR = Path(__file__).parent / "data" / "hf_configs"
+MODELS = ("Mixtral-8x7B-v0.1", "DeepSeek-V3")
+TOKENS = 1e12
+
+PAPER_VERDICTS = {p.id: p.verdict for p in papers.having("verdict")}
+PAPER_RATIOS = {p.id: p.ratios for p in papers.having("ratios")}
+
+
+def _report(x: Any) -> dict[str, Any]:
+    # The configuration block names the model and its source, which differ by how the config
+    # was given (a dict has no file name); every count and ratio must not.
+    out = counting.counts_report(x)
+    out["config"] = {k: v for k, v in out["config"].items() if k not in ("name", "source")}
+    return out
+
+
+# name -> call taking the configuration in any accepted form
+CALLS: dict[str, Callable[[Any], Any]] = {
+    "arch.attention_weights": arch.attention_weights,
+    "arch.expert_weights": lambda x: arch.expert_weights(x, 2048),
+    "arch.router_weights": arch.router_weights,
+    "arch.embedding_params": arch.embedding_params,
+    **{f"arch.counts[{c}]": (lambda x, c=c: arch.counts(x, c)) for c in arch.conventions()},
+    "arch.total_params": lambda x: arch.total_params(x, "leverage", embeddings=True),
+    "arch.active_params": lambda x: arch.active_params(x, "holistic"),
+    "arch.flops": lambda x: arch.flops(x, "allocation", training=False),
+    "arch.activation_ratio": arch.activation_ratio,
+    "arch.granularity": lambda x: arch.granularity(x, "comprehensive"),
+    "arch.sharing_ratio": arch.sharing_ratio,
+    "arch.sparsity": lambda x: arch.sparsity(x, "allocation"),
+    "arch.holistic_ratios": arch.holistic_ratios,
+    "arch.expert_attention_ratio": arch.expert_attention_ratio,
+    "arch.all_ratios": arch.all_ratios,
+    "arch.conventions_table": arch.conventions_table,
+    "arch.presets_table": lambda x: arch.presets_table([x]).reset_index(drop=True),
+    "compare.counts_report": _report,
+    "compare.convention_card": card.convention_card,
+    "compare.arch_checks": lambda x: recommend.arch_checks(x, "constrained"),
+    "compare.require_moe": verdicts.require_moe,
+    "compare.caveats": verdicts.caveats,
+    "allocation.flops_split": allocation.flops_split,
+    **{f"{p}.verdict": (lambda x, f=f: f(x, TOKENS)) for p, f in PAPER_VERDICTS.items()},
+    **{f"{p}.ratios": f for p, f in PAPER_RATIOS.items()},
+}
+
+# The functions behind CALLS whose docstrings must describe the accepted forms.
+DOCUMENTED = [
+    arch.attention_weights, arch.expert_weights, arch.router_weights, arch.embedding_params,
+    arch.counts, arch.total_params, arch.active_params, arch.flops, arch.activation_ratio,
+    arch.granularity, arch.sharing_ratio, arch.sparsity, arch.holistic_ratios,
+    arch.expert_attention_ratio, arch.all_ratios, arch.conventions_table, arch.as_config,
+    counting.counts_report, card.convention_card, recommend.arch_checks,
+    verdicts.require_moe, verdicts.caveats, allocation.flops_split,
+    *PAPER_VERDICTS.values(), *PAPER_RATIOS.values(),
+]
+
+
+def _same(a: Any, b: Any, where: str) -> None:
+    """Exact equality, NaN equal to NaN, through dicts, sequences, records and frames."""
+    if isinstance(a, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b, check_exact=True, obj=where)
+    elif dataclasses.is_dataclass(a):
+        _same(dataclasses.asdict(a), dataclasses.asdict(b), where)
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for key in a:
+            _same(a[key], b[key], f"{where}[{key!r}]")
+    elif isinstance(a, (list, tuple)):
+        assert type(a) is type(b) and len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _same(x, y, f"{where}[{i}]")
+    elif isinstance(a, float) and math.isnan(a):
+        assert isinstance(b, float) and math.isnan(b), where
+    else:
+        assert a == b, f"{where}: {a!r} != {b!r}"
+
+
+def _forms(model: str) -> dict[str, Any]:
+    directory = HF_DIR / model
+    file = directory / "config.json"
+    return {
+        "MoEConfig": arch.from_hf_config(directory),
+        "dict": json.loads(file.read_text(encoding="utf-8")),
+        "file Path": file,
+        "file str": str(file),
+        "directory Path": directory,
+        "directory str": str(directory),
+    }
+
+
+@pytest.fixture(scope="module", params=MODELS)
+def forms(request: pytest.FixtureRequest) -> dict[str, Any]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # both stored configs convert without a warning
+        return _forms(request.param)
+
+
+def test_as_config_gives_the_same_configuration(forms: dict[str, Any]) -> None:
+    reference = forms["MoEConfig"]
+    assert arch.as_config(reference) is reference
+    for label, form in forms.items():
+        converted = arch.as_config(form)
+        assert isinstance(converted, arch.MoEConfig), label
+        # Name and source say where the config came from; every counted field is the same.
+        assert converted.replace(name=reference.name, source=reference.source) == reference, label
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_every_form_gives_the_same_result(name: str, forms: dict[str, Any]) -> None:
+    call = CALLS[name]
+    expected = call(forms["MoEConfig"])
+    for label, form in forms.items():
+        _same(call(form), expected, f"{name} with a {label}")
+
+
+def test_the_results_are_real_counts(forms: dict[str, Any]) -> None:
+    """The equalities above compare numbers, not empty results: the exact totals are the
+    converter's (tests/test_hf_config.py checks them against the vendors' stated sizes)."""
+    total = arch.total_params(forms["dict"], embeddings=True)
+    assert total == pytest.approx(
+        {"mixtral": 46.70e9, "deepseek_v3": 671.0e9}[forms["dict"]["model_type"]], rel=0.02
+    )
+
+
+def test_the_public_guard_passes_a_config_through() -> None:
+    """moelaws.arch wraps its public functions with moelaws.validation.public; the
+    configuration argument must reach the conversion unchecked, by position or by name."""
+    directory = HF_DIR / MODELS[0]
+    data = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+    assert getattr(arch.counts, "__wrapped_public__", False)
+    expected = arch.counts(arch.from_hf_config(directory)).total
+    assert arch.counts(cfg=data).total == expected
+    assert arch.counts(directory / "config.json", convention="exact").total == expected
+    assert arch.total_params(cfg=str(directory)) == expected
+
+
+BAD = [3.5, 7, None, ["config.json"], ("a", "b"), b"config.json", object()]
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+@pytest.mark.parametrize("bad", BAD, ids=lambda b: type(b).__name__)
+def test_a_bad_type_is_refused_naming_the_accepted_ones(name: str, bad: Any) -> None:
+    with pytest.raises(ValueError, match=r"MoEConfig.*dict.*config\.json.*directory"):
+        CALLS[name](bad)
+
+
+def test_a_dict_or_path_that_is_no_hf_config_is_refused_clearly(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"unsupported model_type None.*supported: "):
+        arch.counts({"n_layers": 2, "d_model": 64})
+    with pytest.raises(ValueError, match="no such configuration file"):
+        arch.total_params(tmp_path / "missing")
+    with pytest.raises(ValueError, match="no such configuration file"):
+        arch.all_ratios(str(tmp_path))
+
+
+@pytest.mark.parametrize("fn", DOCUMENTED, ids=lambda f: f"{f.__module__}.{f.__name__}")
+def test_each_docstring_names_the_accepted_forms(fn: Callable[..., Any]) -> None:
+    assert HF_CONFIG_PARAMETER in (fn.__doc__ or "")
+
+
+def test_config_for_ratio_takes_its_base_as_a_hf_config() -> None:
+    """Its configuration argument is ``base``, by position or by name; its result is named
+    after the base, so names aside the configurations must be equal."""
+    assert "base : MoEConfig or Hugging Face config (dict, path or directory)" in (
+        allocation.config_for_ratio.__doc__ or "")
+    forms = _forms(MODELS[0])
+    expected = allocation.config_for_ratio(forms["MoEConfig"], 2.0)
+    for label, form in forms.items():
+        for got in (allocation.config_for_ratio(form, 2.0),
+                    allocation.config_for_ratio(base=form, r=2.0)):
+            assert got.replace(name=expected.name, source=expected.source) == expected, label
+    with pytest.raises(ValueError, match=r"MoEConfig.*dict.*config\.json.*directory"):
+        allocation.config_for_ratio(base=2.0, r=2.0)
+    with pytest.raises(ValueError, match="without dense layers or MLA"):
+        allocation.config_for_ratio(HF_DIR / "DeepSeek-V3", 2.0)
+
+
+def test_the_torch_model_takes_a_hf_config() -> None:
+    torchmoe = pytest.importorskip("moelaws.torchmoe")
+    small = json.loads((HF_DIR / MODELS[0] / "config.json").read_text(encoding="utf-8"))
+    small.update(hidden_size=32, intermediate_size=48, num_hidden_layers=2,
+                 num_attention_heads=4, num_key_value_heads=2, num_local_experts=4,
+                 vocab_size=64)
+    cfg = arch.from_hf_config(small)
+    model = torchmoe.MoETransformer(small)
+    assert model.cfg == cfg
+    n = sum(p.numel() for p in model.parameters())
+    assert n == sum(p.numel() for p in torchmoe.MoETransformer(cfg).parameters()) > 0
+    with pytest.raises(ValueError, match=r"MoEConfig.*dict"):
+        torchmoe.MoETransformer(3)
+    # train converts before anything else: a vocabulary that is not the corpus's is reported
+    # from the converted config (no training step runs).
+    from moelaws.torchmoe.train import train
+
+    with pytest.raises(ValueError, match=r"cfg.vocab_size \(64\) != corpus vocabulary"):
+        train(small, progress=False)
+    with pytest.raises(ValueError, match=r"MoEConfig.*dict"):
+        train(3, progress=False)
