@@ -161,3 +161,53 @@ def leverage_benchmark_averages() -> pd.DataFrame:
     )
     return comparison.rename_axis("category").reset_index()
 
+
+
+def leverage_activation_ratios() -> pd.DataFrame:
+    """The activation ratios the leverage paper's text prints beside the two readings of A
+    (Sec. 2.1's (E_a + E_s)/(E + E_s) and E_a/E), in %, with the reading each one matches."""
+    from moelaws.leverage import checks
+
+    mini = checks.moe_mini()
+    t9 = checks.table_metrics(9)
+    e1 = (4 + 1) / (64 + 1)
+    rows = pd.DataFrame(
+        [
+            ("Sec. 4.1, App. F.1: Table 8's lowest A", "0.8 %", 3 / 257, 2 / 256, "E_a/E"),
+            ("Fig. 4b: Table 9's A", "3.1 %", t9["A"].iloc[0], t9["A_routed"].iloc[0], "E_a/E"),
+            ("Sec. 1: the headline model (MoE-mini)", "3.1 %", mini["A"], mini["A_routed"],
+             "E_a/E"),
+            ("Sec. 5: MoE-mini", "3.4 %", mini["A"], mini["A_routed"], "Sec. 2.1"),
+            ("App. E.1: 4 of 64 plus one shared", "7.8 %", e1, 4 / 64, "(E_a+E_s)/E = 5/64"),
+        ],
+        columns=["where", "printed", "Sec. 2.1 A", "E_a/E", "matches"],
+    )
+    return rows.assign(**{"Sec. 2.1 A": 100 * rows["Sec. 2.1 A"], "E_a/E": 100 * rows["E_a/E"]}
+                       ).rename(columns={"Sec. 2.1 A": "Sec. 2.1 A (%)", "E_a/E": "E_a/E (%)"})
+
+
+def comprehensive_optima() -> pd.DataFrame:
+    """Comprehensive Eq. 12-13's optimal G and S beside the printed 6.78 and 0.31."""
+    from moelaws import comprehensive as cl
+
+    return pd.DataFrame({"quantity": ["G_opt = √(f/e)", "S_opt = −n/(2m)"],
+                         "ours": [cl.optimal_G(), cl.optimal_S()], "paper": ["6.78", "0.31"]})
+
+
+def comprehensive_eq33() -> pd.DataFrame:
+    """Comprehensive Eq. 33 (paper) beside our closed-form h → 0 limit at N = 1T, G = 7,
+    S = 0.31."""
+    from moelaws import comprehensive as cl
+
+    frame = pd.DataFrame({"closed-form h → 0 limit": cl.compute_optimal_asymptote(1e12, 7, 0.31),
+                          "Eq. 33 (paper)": {"offset": 1.87, "coef": 576, "exponent": 0.158}})
+    return frame.rename_axis("constant").reset_index()
+
+
+def constrained_table4() -> pd.DataFrame:
+    """Constrained Table 4's cores: printed N_total beside Eq. 1's for (128, 8, g = 4)."""
+    from moelaws.constrained import tables
+
+    t4 = tables.table4_totals()
+    return t4[["l", "d", "N_total_128_8", "ours"]].assign(
+        **{"d/l": t4["d"] / t4["l"], "ours": t4["ours"].astype(int)}).reset_index(drop=True)
