@@ -76,8 +76,8 @@ DATA_TABLES: dict[str, DataTable] = {
         source="Table 2 (C, M, D as printed); ours from Eq. 2 with its printed coefficients",
         load=chapter_tables.holistic_eq2_table2,
         highlight=chapter_tables.eq2_off_by_a_digit,
-        legend="Highlighted: our Eq. 2 value is more than half a unit of Table 2's last "
-               "printed digit from the printed one, i.e. it would not print as the paper does.",
+        legend="Highlighted: a difference of more than half a unit of Table 2's last printed "
+               "digit, i.e. our Eq. 2 value would not print as the paper's.",
     ),
     "comprehensive-table-1": DataTable(
         paper="comprehensive",
