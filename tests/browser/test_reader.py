@@ -50,8 +50,9 @@ _LAYOUT = """() => {
 
 _CONTROLS = """() => [...document.querySelectorAll(
     'article input, article select, article textarea, article button')]
-  .filter(el => !el.closest('.moelaws-vega, form, details, .dataTables_wrapper, .dt-container')
-                && !el.matches('button.toggle-button, button.copybtn')
+  .filter(el => !el.closest('.moelaws-vega, form, details, .dataTables_wrapper, .dt-container,'
+                             + ' .moelaws-dt-filters')
+                && !el.matches('button.toggle-button, button.copybtn, .moelaws-filter-button')
                 && !el.closest('.highlight') && el.type !== 'hidden' && el.offsetParent !== null)
   .map(el => el.outerHTML.slice(0, 120))"""
 
@@ -108,7 +109,8 @@ def test_every_chart_is_a_numbered_captioned_figure_with_alt_text(seen: dict) ->
 
 
 def test_no_control_pretends(seen: dict) -> None:
-    """Controls outside Altair charts (tested to change their chart) would do nothing here."""
+    """Controls outside Altair charts and interactive tables (tests/browser/test_tables.py and
+    test_pages.py prove those change what they drive) would do nothing here."""
     if seen["size"] != "desktop":
         pytest.skip("the same controls at every size")
     assert not seen["controls"], f"{seen['path']}: controls that change nothing: {seen['controls']}"
