@@ -127,7 +127,7 @@ def calculator_chart(grid: pd.DataFrame, order: tuple[str, ...] | None = None
         "isValid(datum.value)").mark_point(filled=True, size=90).encode(
         x=alt.X("value:Q", scale=alt.Scale(type="log"), title=None,
                 axis=alt.Axis(labelExpr="replace(format(datum.value, '~s'), 'G', 'B')",
-                              labelOverlap="greedy", tickCount=4)),
+                              labelOverlap="greedy", labelSeparation=6, tickCount=4)),
         y=alt.Y("paper:N", sort=list(order), title=None),
         color=alt.Color("paper:N", legend=None),
         column=alt.Column("what:N", title=None, header=alt.Header(

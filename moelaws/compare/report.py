@@ -26,14 +26,14 @@ def fmt(value: Any) -> str:
     return str(value)
 
 
-_SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
+_SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"))
 
 
 def fmt_short(value: Any) -> str:
     """Like :func:`fmt`, but a large number in 4 significant digits with a unit suffix.
 
-    ``1.002e11`` becomes ``100.2B``, ``3.7e12`` ``3.7T``; beyond ``1e15`` and below ``1e3``
-    numbers are written as :func:`fmt` writes them.
+    ``1.002e11`` becomes ``100.2B``, ``3.7e12`` ``3.7T``; beyond ``1e15`` and below ``1e6``
+    (layer counts, widths) numbers are written as :func:`fmt` writes them.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return fmt(value)
