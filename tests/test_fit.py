@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -135,14 +133,14 @@ def test_parameter_recovery_reports_bias_and_spread() -> None:
 
 
 @pytest.mark.slow
-def test_full_hoffmann_grid_benchmark() -> None:
-    """A 5-parameter fit over Hoffmann et al.'s full grid of 4500 starts takes seconds."""
+def test_full_hoffmann_grid_polishes_only_the_best_starts() -> None:
+    """A 5-parameter fit over Hoffmann et al.'s full grid screens all 4500 starts and polishes
+    only the best :data:`fit.N_POLISH` (why it takes seconds). Its speed is measured by
+    ``benchmarks/bench_fit.py``, never asserted here: a loaded machine must not fail a test."""
     law, X, y = chinchilla_data(240, noise=0.01)
-    t0 = time.perf_counter()
     res = fit.fit_law(law, X, y, fit.HOFFMANN_GRID)
-    elapsed = time.perf_counter() - t0
     assert len(res.starts) == 4500
+    assert int(res.starts["polished"].sum()) == fit.N_POLISH
+    assert res.starts["initial_loss"].notna().all()
     assert res.params["alpha"] == pytest.approx(0.34, abs=0.03)
     assert res.params["beta"] == pytest.approx(0.28, abs=0.03)
-    print(f"full grid: {elapsed:.1f} s")
-    assert elapsed < 60, "the grid fit should take seconds (15 s measured on 2 idle cores)"

@@ -184,4 +184,5 @@ def test_patched_get_msg_still_times_out(timeout: float) -> None:
     start = time.monotonic()
     with pytest.raises(Empty):
         asyncio.run(AsyncZMQSocketChannel.get_msg(channel, timeout=timeout))
-    assert time.monotonic() - start == pytest.approx(timeout, abs=0.2)
+    # Only the lower bound is exact (a sleep never ends early); a loaded machine may be late.
+    assert time.monotonic() - start >= timeout - 0.01
