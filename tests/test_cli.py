@@ -7,15 +7,27 @@ import subprocess
 import sys
 
 import pytest
+from cli_runner import run_cli, run_process
 
 from moelaws import arch, claims, papers
 from moelaws.cli import main
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "moelaws", *args], capture_output=True, text=True, check=False
-    )
+    return run_cli(*args)
+
+
+@pytest.mark.parametrize("args, status, stream, text", [
+    (("--version",), 0, "stdout", "moelaws"),
+    ((), 2, "stderr", "reproduce"),
+    (("reproduce", "--paper", "anatomy", "--json"), 0, "stdout", "DeepSeek-V3"),
+])
+def test_entry_point_smoke(args, status, stream, text) -> None:
+    """A real ``python -m moelaws`` process: the entry point the in-process tests bypass."""
+    proc = run_process(*args)
+    assert proc.returncode == status, proc.stderr
+    assert text in getattr(proc, stream)
+    assert "Traceback" not in proc.stderr
 
 
 def test_reproduce_table_lists_every_anatomy_claim() -> None:

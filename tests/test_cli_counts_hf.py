@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import run_cli
 
 from moelaws import arch
 from moelaws.cli import main
@@ -67,8 +66,7 @@ def test_counts_warns_on_one_line_per_unknown_field(tmp_path, capsys) -> None:
 )
 def test_unsupported_or_incomplete_configs_fail_on_one_line(tmp_path, config, message) -> None:
     (tmp_path / "config.json").write_text(json.dumps(config))
-    proc = subprocess.run([sys.executable, "-m", "moelaws", "counts", str(tmp_path)],
-                          capture_output=True, text=True, check=False)
+    proc = run_cli("counts", str(tmp_path))
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr

@@ -7,10 +7,10 @@ import io
 import json
 import math
 import subprocess
-import sys
 
 import pandas as pd
 import pytest
+from cli_runner import run_cli
 
 from moelaws import chapter_tables, claims
 from moelaws.claims import tables
@@ -27,8 +27,7 @@ from moelaws.interactive_tables import (
 
 
 def run(*args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "moelaws", *args], capture_output=True,
-                          check=False)
+    return run_cli(*args, text=False)
 
 
 # --- the one source: reproduced_table and list_tables ----------------------------------------
