@@ -21,7 +21,7 @@ CHROMIUM := /usr/bin/chromium
 # fails the build (tests/browser/test_build_strict.py checks that with these same flags).
 JB_FLAGS := --warningiserror --nitpick --keep-going
 
-.PHONY: help venv vendor book test lint unit nbval book-check chromium browser publish clean
+.PHONY: help venv vendor book test lint unit nbval book-check chromium browser publish publish-guard clean
 
 help:
 	@echo "make book   build the book into _build/html (sets up .venv and npm scripts first)"
@@ -67,6 +67,8 @@ book: venv vendor
 	  echo; $(BIN)/python book/_ext/moelaws_offline.py _build/timing.json --total $$((end - start)); \
 	fi; \
 	if [ $$status -ne 0 ]; then echo "Book build FAILED after $$((end - start)) s"; exit $$status; fi; \
+	if [ -z "$$(git status --porcelain --untracked-files=normal 2>/dev/null)" ]; then \
+	  git rev-parse HEAD > _build/html/.build-commit 2>/dev/null || true; fi; \
 	echo "Book built in $$((end - start)) s: $(CURDIR)/_build/html/index.html"; \
 	echo "To read it (search needs a server, not file://): $(BIN)/python -m http.server --bind 127.0.0.1 --directory _build/html 8000"; \
 	echo "and open http://127.0.0.1:8000/"
@@ -119,8 +121,18 @@ test: lint unit nbval book-check browser
 
 # Publish the built book on the gh-pages branch (GitHub Pages); the chapters' Colab buttons open
 # their executed notebooks from there (book/_ext/moelaws_launch.py).
-publish: book
+# It refuses a working tree that differs from HEAD (the published book must be the commit the
+# notebooks' set-up cells install) and a build not recorded as made from HEAD.
+publish: publish-guard book
+	@built=$$(cat _build/html/.build-commit 2>/dev/null || true); head=$$(git rev-parse HEAD); \
+	if [ "$$built" != "$$head" ]; then \
+	  echo "make publish: _build/html was built from '$$built', not HEAD $$head"; exit 1; fi
 	$(BIN)/ghp-import --no-jekyll --force --push --branch gh-pages _build/html
+
+publish-guard:
+	@if [ -n "$$(git status --porcelain --untracked-files=normal)" ]; then \
+	  echo "make publish: the working tree differs from HEAD; commit or stash first:"; \
+	  git status --short | head -20; exit 1; fi
 
 clean:
 	rm -rf _build $(VENV) book/vendor/node_modules $(VENDOR)
