@@ -497,3 +497,40 @@ def test_bench_configs_have_equal_active_expert_width():
             fwd = arch.flops(cfg, "exact", training=False)
             extra = fwd - arch.flops(dense, "exact", training=False)
             assert extra == 2 * cfg.d_model * cfg.n_experts * cfg.n_layers
+
+
+# --- refusals: real-size configs, impossible top-k, empty batches -----------------------------
+
+
+def test_real_size_config_is_refused_before_allocating() -> None:
+    from moelaws import arch
+    from moelaws.torchmoe import MAX_PARAMS, MoETransformer
+
+    with pytest.raises(ValueError, match="max_params"):
+        MoETransformer(arch.preset("Mixtral-8x7B"))
+    tiny = CONFIGS[next(iter(CONFIGS))]
+    size = sum(p.numel() for p in MoETransformer(tiny).parameters())
+    assert size < MAX_PARAMS
+    with pytest.raises(ValueError, match="limit"):
+        MoETransformer(tiny, max_params=size - 1)
+    assert sum(p.numel() for p in MoETransformer(tiny, max_params=size).parameters()) == size
+
+
+@pytest.mark.parametrize("top_k", [0, -1, 5, 1.5, True])
+def test_route_refuses_an_impossible_top_k(top_k) -> None:
+    from moelaws.torchmoe import route
+
+    with pytest.raises(ValueError, match="top_k"):
+        route(torch.zeros(3, 4), top_k)
+
+
+def test_router_losses_refuse_an_empty_batch() -> None:
+    from moelaws.torchmoe import balance_loss, route, z_loss
+
+    probs, indices, _ = route(torch.zeros(0, 4), 2)
+    with pytest.raises(ValueError, match="empty"):
+        balance_loss(probs, indices, 4)
+    with pytest.raises(ValueError, match="empty"):
+        z_loss(torch.zeros(0, 4))
+    probs, indices, _ = route(torch.randn(5, 4), 2)
+    assert torch.isfinite(balance_loss(probs, indices, 4))

@@ -16,6 +16,7 @@ and expert-load statistics), :mod:`~moelaws.torchmoe.sweep` (cached sweeps),
 
 from moelaws.torchmoe.model import (
     DISPATCHES,
+    MAX_PARAMS,
     MoELayer,
     MoEOutput,
     MoETransformer,
@@ -28,6 +29,7 @@ from moelaws.torchmoe.model import (
 
 __all__ = [
     "DISPATCHES",
+    "MAX_PARAMS",
     "MoELayer",
     "MoEOutput",
     "MoETransformer",

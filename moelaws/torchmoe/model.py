@@ -54,7 +54,12 @@ import torch.nn.functional as F
 from torch import nn
 
 from moelaws.arch import MoEConfig
+from moelaws.arch.counting import total_params
 from moelaws.arch.hf_config import ConfigLike, as_config
+
+MAX_PARAMS = 1e9
+"""Largest model :class:`MoETransformer` builds unless told otherwise (``max_params=``): 4 GB of
+float32 weights, plus as much again for gradients and twice for AdamW's moments."""
 
 __all__ = [
     "DISPATCHES",
@@ -196,6 +201,12 @@ def route(
         ``(N, E)`` softmax over all experts; ``(N, k)`` chosen experts in decreasing
         probability; ``(N, k)`` their gate weights.
     """
+    if logits.ndim != 2:
+        raise ValueError(f"logits must be (tokens, experts), got shape {tuple(logits.shape)}")
+    n_experts = logits.shape[-1]
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= n_experts:
+        raise ValueError(f"top_k must be an integer from 1 to the {n_experts} experts, "
+                         f"got {top_k!r}")
     probs = logits.float().softmax(dim=-1)
     weights, indices = probs.topk(top_k, dim=-1)
     if renormalize:
@@ -211,6 +222,8 @@ def balance_loss(probs: torch.Tensor, indices: torch.Tensor, n_experts: int) -> 
     experts, differentiable). Uniform routing gives 1.0; routing everything to one expert
     with probability 1 gives ``E``.
     """
+    if indices.numel() == 0 or probs.shape[0] == 0:
+        raise ValueError("balance_loss needs at least one routed token (the batch is empty)")
     counts = torch.bincount(indices.reshape(-1), minlength=n_experts).to(probs.dtype)
     frac = counts / indices.numel()
     return n_experts * torch.sum(frac * probs.mean(dim=0))
@@ -218,6 +231,8 @@ def balance_loss(probs: torch.Tensor, indices: torch.Tensor, n_experts: int) -> 
 
 def z_loss(logits: torch.Tensor) -> torch.Tensor:
     """ST-MoE router z-loss: mean over tokens of ``logsumexp(logits) ** 2``."""
+    if logits.numel() == 0:
+        raise ValueError("z_loss needs at least one token's logits (the batch is empty)")
     return torch.logsumexp(logits.float(), dim=-1).pow(2).mean()
 
 
@@ -462,10 +477,17 @@ class MoETransformer(nn.Module):
         Standard deviation of the normal initialisation (output projections of each residual
         branch are scaled down by ``sqrt(2 * n_layers)``).
 
+    max_params
+        Refuse to build a model with more parameters than this (embeddings included), before
+        any weight is allocated; ``None`` lifts the limit. The default,
+        :data:`MAX_PARAMS`, keeps an accidental real-size config (Mixtral-8x7B would need
+        about 190 GB in float32) from exhausting memory: torchmoe is for toy models.
+
     Raises
     ------
     ValueError
-        For configurations with MLA attention, odd head widths or an unknown dispatch.
+        For configurations with MLA attention, odd head widths, an unknown dispatch, or more
+        than ``max_params`` parameters.
     """
 
     def __init__(
@@ -478,9 +500,15 @@ class MoETransformer(nn.Module):
         renormalize: bool = False,
         attention: str = "sdpa",
         init_std: float = 0.02,
+        max_params: float | None = MAX_PARAMS,
     ) -> None:
         super().__init__()
         cfg = as_config(cfg)
+        size = total_params(cfg, "exact", embeddings=True)
+        if max_params is not None and size > max_params:
+            raise ValueError(
+                f"this config has {size:.3g} parameters, above the limit of {max_params:.3g} "
+                "(torchmoe builds toy models); pass max_params= to raise it deliberately")
         if cfg.mla is not None:
             raise ValueError("torchmoe does not implement MLA attention (cfg.mla is set)")
         if cfg.shared_expert_gate:
