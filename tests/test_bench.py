@@ -36,8 +36,8 @@ def test_measure_pairs_every_moe_job_with_a_dense_measurement() -> None:
 
 
 def test_main_reports_threads_load_and_the_headline(capsys) -> None:
-    args = ["--json", "--experts", "4", "--dispatch", "sorted", "--steps", "1", "--warmup",
-            "0", "--rounds", "1", "--batch", "2", "--d-model", "32", "--no-gpu",
+    args = ["--json", "--sweep", "--experts", "4", "--dispatch", "sorted", "--steps", "1",
+            "--warmup", "0", "--rounds", "1", "--batch", "2", "--d-model", "32", "--no-gpu",
             "--headline-rounds", "3", "--headline-tokens-per-step", "128", "--threads", "1"]
     assert bench.main(args) == 0
     report = json.loads(capsys.readouterr().out)
@@ -46,3 +46,26 @@ def test_main_reports_threads_load_and_the_headline(capsys) -> None:
     head = report["cpu"]["headline"]
     assert report["moe_over_dense_e32"] == head["median"]
     assert report["moe_over_dense_e32_min"] == head["min"] == min(head["ratios"])
+
+
+def test_default_run_is_the_headline_alone(capsys) -> None:
+    args = ["--json", "--d-model", "32", "--no-gpu", "--headline-rounds", "3",
+            "--headline-tokens-per-step", "128", "--threads", "1"]
+    assert bench.main(args) == 0
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert "results" not in report["cpu"]
+    assert len(report["cpu"]["headline"]["ratios"]) == 3
+    assert "headline cpu" in err  # the progress bar is on stderr, the JSON alone on stdout
+
+
+def test_sweep_prints_its_expected_duration_first(capsys) -> None:
+    args = ["--sweep", "--experts", "4", "--dispatch", "sorted", "--steps", "1", "--warmup",
+            "0", "--rounds", "1", "--batch", "2", "--d-model", "32", "--no-gpu",
+            "--headline-rounds", "1", "--headline-tokens-per-step", "128", "--threads", "1"]
+    assert bench.main(args) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith("sweep: 2 dense/MoE pairs of 1 steps") and "minutes" in err
+    assert "E4-top2" in out and "moe_over_dense_e32 (headline" in out
+    with pytest.raises(SystemExit):
+        bench.main(["--headline-rounds", "0"])

@@ -1,13 +1,15 @@
 """Training throughput of a dense model and of MoE models with the same active FLOPs per token.
 
-Run ``python -m moelaws.torchmoe.bench`` (add ``--json`` for one JSON object). On the machine it
-runs on it measures training tokens/s (forward, backward, gradient clipping and a fused AdamW
-step) of
+Run ``python -m moelaws.torchmoe.bench`` (add ``--json`` for one JSON object): by default it
+measures only the headline below (E = 32, top-2 against dense, at least 3 interleaved rounds,
+a progress bar on stderr), which takes a minute or two on two cores. ``--sweep`` adds the full
+sweep, which prints its expected duration before it starts. On the machine it runs on it
+measures training tokens/s (forward, backward, gradient clipping and a fused AdamW step) of
 
 * a dense model: 4 layers, d_model 128, 4 heads, context 64, SwiGLU width 512;
-* MoE models with E in {8, 16, 32, 64} experts, top-1 of width 512 and top-2 of width 256 (so
-  the active FLOPs per token equal the dense model's, up to the router's 2·d·E), with every
-  dispatch implementation.
+* with ``--sweep``, MoE models with E in {8, 16, 32, 64} experts, top-1 of width 512 and
+  top-2 of width 256 (so the active FLOPs per token equal the dense model's, up to the
+  router's 2·d·E), with every dispatch implementation.
 
 Every model trains on the same number of tokens per step, 4096 by default (64 sequences of 64
 tokens; ``--tokens-per-step`` changes it). The choice matters for MoE: each expert sees about
@@ -190,7 +192,8 @@ def measure(
     ratios: dict[tuple, list[float]] = {job: [] for job in jobs}
     errors: dict[tuple, str] = {}
     moe_jobs = jobs[1:]
-    bar = tqdm(total=rounds * len(moe_jobs), desc=f"bench {device}", disable=not progress)
+    bar = tqdm(total=rounds * len(moe_jobs), desc=f"sweep {device}", disable=not progress,
+               file=sys.stderr)
     for _ in range(rounds):
         for job in moe_jobs:
             bar.update(1)
@@ -256,9 +259,12 @@ def headline(
     warmup: int = 1,
     tokens_per_step: int = HEADLINE_TOKENS_PER_STEP,
     dispatch: str = HEADLINE_DISPATCH,
+    progress: bool = False,
     **model_kwargs,
 ) -> dict:
     """The headline ratio: E = 32, top-2 (``dispatch``) over dense, interleaved pairs.
+
+    ``progress`` shows a bar (on stderr) over the ``2 * rounds`` measurements.
 
     Returns
     -------
@@ -278,9 +284,15 @@ def headline(
     dense = _Runner(cfgs["dense"], batch, device)
     moe = _Runner(cfgs["E32-top2"], batch, device)
     dense_tps, moe_tps = [], []
-    for _ in range(rounds):
-        dense_tps.append(dense.tokens_per_second(None, steps, warmup))
-        moe_tps.append(moe.tokens_per_second(dispatch, steps, warmup))
+    from tqdm.auto import tqdm
+
+    with tqdm(total=2 * rounds, desc=f"headline {device}", disable=not progress,
+              file=sys.stderr) as bar:
+        for _ in range(rounds):
+            dense_tps.append(dense.tokens_per_second(None, steps, warmup))
+            bar.update(1)
+            moe_tps.append(moe.tokens_per_second(dispatch, steps, warmup))
+            bar.update(1)
     ratios = [m / d for m, d in zip(moe_tps, dense_tps, strict=True)]
     return {
         "ratios": ratios,
@@ -294,6 +306,28 @@ def headline(
     }
 
 
+def _sweep_estimate(kwargs: dict) -> str:
+    """The sweep's expected duration, from one timed step of its dense model on this machine.
+
+    Every measurement is ``warmup + steps`` training steps and each MoE measurement follows a
+    dense one; an MoE step at equal active FLOPs takes about 1-2 dense steps (more with many
+    experts: the optimizer touches all their weights), hence the range.
+    """
+    cfg = bench_configs((), d_model=kwargs["d_model"])["dense"]
+    batch = kwargs["batch"] or kwargs["tokens_per_step"] // cfg.context_length
+    runner = _Runner(cfg, batch, "cpu")
+    runner.step()
+    clock = time.perf_counter()
+    runner.step()
+    step = time.perf_counter() - clock
+    n_dispatch = len(kwargs["dispatches"] or available_dispatches())
+    pairs = kwargs["rounds"] * 2 * len(kwargs["experts"]) * n_dispatch
+    steps = pairs * (kwargs["warmup"] + kwargs["steps"])
+    low, high = steps * step * 2 / 60, steps * step * 3 / 60
+    return (f"{pairs} dense/MoE pairs of {kwargs['warmup'] + kwargs['steps']} steps; a dense "
+            f"step takes {step:.2f} s here, so expect about {low:.0f}-{high:.0f} minutes")
+
+
 def _device_name(device: str) -> str:
     if device.startswith("cuda"):
         return torch.cuda.get_device_name(device)
@@ -301,21 +335,25 @@ def _device_name(device: str) -> str:
 
 
 def _table(report: dict) -> str:
-    lines = [
-        f"device: {report['device']} ({report['device_name']}); "
-        f"{report['tokens_per_step']} tokens/step; clock: {report.get('clock', 'wall')}; "
-        f"dense: {report['dense_tokens_per_s']:,.0f} tokens/s",
-        f"{'model':<10} {'dispatch':<8} {'tokens/s':>10} {'/dense':>7} {'min':>5} "
-        f"{'params':>11} {'FLOPs/dense':>11}",
-    ]
-    for r in report["results"]:
+    if "results" not in report:  # the headline alone (no --sweep)
+        lines = [f"device: {report['device']} ({report['device_name']}); clock: "
+                 f"{'wall' if report['device'].startswith('cuda') else 'process CPU time'}"]
+    else:
+        lines = [
+            f"device: {report['device']} ({report['device_name']}); "
+            f"{report['tokens_per_step']} tokens/step; clock: {report.get('clock', 'wall')}; "
+            f"dense: {report['dense_tokens_per_s']:,.0f} tokens/s",
+            f"{'model':<10} {'dispatch':<8} {'tokens/s':>10} {'/dense':>7} {'min':>5} "
+            f"{'params':>11} {'FLOPs/dense':>11}",
+        ]
+    for r in report.get("results", []):
         lines.append(
             f"{r['model']:<10} {r['dispatch']:<8} {r['tokens_per_s']:>10,.0f} "
             f"{r['over_dense']:>7.2f} {r['over_dense_min']:>5.2f} {r['total_params']:>11,} "
             f"{r['flops_ratio']:>11.3f}"
             + (f"  {r['error']}" if r["error"] else "")
         )
-    ratio = report["moe_over_dense_e32"]
+    ratio = report.get("moe_over_dense_e32")
     if ratio is not None:
         lines.append(
             f"E=32, top-2 at {report['tokens_per_step']} tokens/step ({report['fast_dispatch']}): "
@@ -339,6 +377,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Training tokens/s of dense vs equal-active-FLOPs MoE models.",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--sweep", action="store_true",
+                        help="also measure every E (--experts) and dispatch (several times "
+                             "longer: the expected duration is printed first)")
     parser.add_argument("--experts", default="8,16,32,64", help="comma-separated E values")
     parser.add_argument("--dispatch", default=None,
                         help=f"comma-separated, from {','.join(available_dispatches())}")
@@ -368,11 +409,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         rounds=args.rounds, tokens_per_step=args.tokens_per_step, batch=args.batch,
         d_model=args.d_model, progress=not args.json,
     )
+    if not args.sweep and args.headline_rounds < 1:
+        parser.error("without --sweep the benchmark is the headline: --headline-rounds must be "
+                     "at least 1")
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    report = {"torch": torch.__version__, "threads": n_threads,
-              "cpu": measure("cpu", **kwargs)}
+    report = {"torch": torch.__version__, "threads": n_threads}
+    if args.sweep:
+        print(f"sweep: {_sweep_estimate(kwargs)}", file=sys.stderr)
+        report["cpu"] = measure("cpu", **kwargs)
+    else:
+        report["cpu"] = {"device": "cpu", "device_name": _device_name("cpu")}
     head_kwargs = dict(rounds=args.headline_rounds, d_model=args.d_model,
-                       tokens_per_step=args.headline_tokens_per_step)
+                       tokens_per_step=args.headline_tokens_per_step, progress=True)
     if args.headline_rounds > 0:
         report["cpu"]["headline"] = headline("cpu", **head_kwargs)
     # other processes competing for the cores make every number lower and noisier
@@ -384,7 +432,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     report["moe_over_dense_e32_min"] = (head["min"] if head
                                         else report["cpu"]["moe_over_dense_e32_min"])
     if torch.cuda.is_available() and not args.no_gpu:
-        report["gpu"] = measure("cuda", **kwargs)
+        report["gpu"] = (measure("cuda", **kwargs) if args.sweep
+                         else {"device": "cuda", "device_name": _device_name("cuda")})
         if args.headline_rounds > 0:
             report["gpu"]["headline"] = headline("cuda", **head_kwargs)
         gpu_head = report["gpu"].get("headline")
