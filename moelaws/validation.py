@@ -22,8 +22,10 @@ import functools
 import inspect
 import math
 import numbers
+import sys
 import warnings
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
@@ -168,9 +170,28 @@ def constants(
     return merged
 
 
-def warn_if_far_outside(paper: str, quantity: str, x: Any, *, stacklevel: int = 3) -> None:
+_PACKAGE_DIR = str(Path(__file__).resolve().parent)
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning point at the first frame outside ``moelaws``.
+
+    A law may be reached through the public-function guard and other package functions, so a
+    fixed level would point at package internals; the user wants the line that called the
+    package. (Python 3.12's ``skip_file_prefixes`` does this; the book supports 3.10.)
+    """
+    frame, level = sys._getframe(1), 1
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(
+            _PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def warn_if_far_outside(paper: str, quantity: str, x: Any) -> None:
     """Warn with :class:`ExtrapolationWarning` if any ``x`` lies more than
-    :data:`FAR_OUTSIDE_DECADES` decades outside ``paper``'s fitted range of ``quantity``."""
+    :data:`FAR_OUTSIDE_DECADES` decades outside ``paper``'s fitted range of ``quantity``.
+
+    The warning names the caller's line (the first frame outside the package), not this one."""
     low, high = FITTED_RANGES[paper][quantity]
     arr = np.asarray(x, dtype=float)
     shown = f"{float(arr):.3g}" if arr.ndim == 0 else f"values up to {np.max(arr):.3g}"
@@ -179,7 +200,7 @@ def warn_if_far_outside(paper: str, quantity: str, x: Any, *, stacklevel: int = 
         warnings.warn(
             f"{quantity} = {shown} is more than {factor:.0e} times outside the range "
             f"[{low:.3g}, {high:.3g}] the {paper} paper fitted: the result is extrapolation",
-            ExtrapolationWarning, stacklevel=stacklevel,
+            ExtrapolationWarning, stacklevel=caller_stacklevel(),
         )
 
 

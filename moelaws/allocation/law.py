@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from moelaws.allocation._domain import Array, check_compute, check_ratio, check_sparsity
-from moelaws.validation import finite
+from moelaws.validation import finite, warn_if_far_outside
 
 ALPHA_R_COEF = 6.7e-5
 """Section 3.3: α_r = 6.7e-5 · (1 − S)^(−1.23)."""
@@ -105,8 +105,14 @@ def optimal_ratio(C: Array, S: Array) -> Array:
     ------
     ValueError
         If ``C`` is not finite and positive or ``S`` is outside [0, 1).
+
+    Warns
+    -----
+    ExtrapolationWarning
+        For a compute far (a million times) outside the 1e18-1e21 FLOPs the paper swept.
     """
     c = check_compute(C)
+    warn_if_far_outside("allocation", "C", c)
     return alpha_r(S) * c ** beta_r(S)
 
 

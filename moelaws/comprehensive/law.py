@@ -26,7 +26,7 @@ import numpy as np
 
 from moelaws.comprehensive._domain import active_within_total, merge, unit_interval
 from moelaws.paper_data import read_csv
-from moelaws.validation import positive
+from moelaws.validation import positive, warn_if_far_outside
 
 Array = np.ndarray
 
@@ -148,18 +148,27 @@ def loss(
     ValueError
         For non-positive sizes, ``N_a > N``, non-positive G, S outside [0, 1], or an unknown
         constant in ``params``.
+
+    Warns
+    -----
+    ExtrapolationWarning
+        For N, D or G far (a million times) outside the ranges Table 8 spans.
     """
     p = constants(params)
     D = positive("D", D)
     Na_arr = positive("N_a", Na)
     N_arr = positive("N", N)
-    return (
+    value = (
         structure_factor(G, S, p) * size_factor(N_arr, Na_arr, p)
         + p["a"] * N_arr ** -p["alpha"]
         + p["b"] * D ** -p["beta"]
         + p["c"] * Na_arr ** -p["alpha"]
         + p["eps"]
     )
+    warn_if_far_outside("comprehensive", "N", N_arr)
+    warn_if_far_outside("comprehensive", "D", D)
+    warn_if_far_outside("comprehensive", "G", G)
+    return value
 
 
 def loss_nd(

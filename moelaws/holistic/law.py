@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from moelaws.holistic.tables import SCALES, load_table4
-from moelaws.validation import integer, non_negative, positive
+from moelaws.validation import integer, non_negative, positive, warn_if_far_outside
 
 ArrayLike = float | np.ndarray
 
@@ -61,8 +61,15 @@ def optimal_flops_per_token(C: ArrayLike) -> np.ndarray:
     ------
     ValueError
         If any C is not finite and positive.
+
+    Warns
+    -----
+    ExtrapolationWarning
+        For a budget far (a million times) outside the 1e18-3e20 FLOPs the paper swept.
     """
-    return EQ2_M_COEF * positive("C", C) ** EQ2_M_EXP
+    c = positive("C", C)
+    warn_if_far_outside("holistic", "C", c)
+    return EQ2_M_COEF * c ** EQ2_M_EXP
 
 
 def optimal_tokens(C: ArrayLike) -> np.ndarray:
@@ -72,8 +79,15 @@ def optimal_tokens(C: ArrayLike) -> np.ndarray:
     ------
     ValueError
         If any C is not finite and positive.
+
+    Warns
+    -----
+    ExtrapolationWarning
+        For a budget far (a million times) outside the 1e18-3e20 FLOPs the paper swept.
     """
-    return EQ2_D_COEF * positive("C", C) ** EQ2_D_EXP
+    c = positive("C", C)
+    warn_if_far_outside("holistic", "C", c)
+    return EQ2_D_COEF * c ** EQ2_D_EXP
 
 
 @dataclass(frozen=True)
