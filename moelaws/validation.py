@@ -23,6 +23,7 @@ import inspect
 import math
 import numbers
 import sys
+import typing
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -213,10 +214,10 @@ def _kind(annotation: Any) -> str | None:
     """'int', 'number' (a number or array), 'mapping' (law constants) or None (not checked)."""
     text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
     text = str(text).replace(" ", "")
-    if not text or "str" in text or "Config" in text or "Callable" in text or "Law" in text:
-        return None
     if text.startswith("Mapping[str,float]"):
         return "mapping"
+    if not text or "str" in text or "Config" in text or "Callable" in text or "Law" in text:
+        return None
     if text in ("int", "int|None"):
         return "int"
     if any(h in text for h in _NUMERIC_HINTS) and "bool" not in text and "dict" not in text:
@@ -239,7 +240,7 @@ def _check_result(name: str, value: Any, *, in_record: bool = False,
         items = (value.values() if isinstance(value, Mapping)
                  else (getattr(value, f.name) for f in dataclasses.fields(value)))
         for v in items:
-            if isinstance(v, (np.ndarray, np.floating)):
+            if isinstance(v, (np.ndarray, np.floating, float)) and not isinstance(v, bool):
                 _check_result(name, v, in_record=True)
         return
     if isinstance(value, (numbers.Real, np.ndarray)):
@@ -258,6 +259,25 @@ def _check_result(name: str, value: Any, *, in_record: bool = False,
                 _check_result(name, v, allow_nan=allow_nan)
 
 
+def _record_parameters(fn: Callable[..., Any]) -> dict[str, type]:
+    """Parameters annotated with one dataclass (optionally ``| None``): name → that class.
+
+    A plain number passed where a record (e.g. ``HeadSettings``) belongs would otherwise fail
+    deep inside the law with an ``AttributeError``.
+    """
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception:  # an annotation that cannot be resolved here: leave it unchecked
+        return {}
+    found = {}
+    for name, hint in hints.items():
+        options = [a for a in typing.get_args(hint) if a is not type(None)] or [hint]
+        if (name != "return" and len(options) == 1 and isinstance(options[0], type)
+                and dataclasses.is_dataclass(options[0])):
+            found[name] = options[0]
+    return found
+
+
 def public(fn: F, *, allow_nan: bool = False) -> F:
     """Wrap a public function so that its numeric arguments are checked and its numeric result
     is finite (see the module docstring). Arguments left at their defaults are not re-checked.
@@ -270,6 +290,7 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
     sig = inspect.signature(fn)
     kinds = {p.name: _kind(p.annotation) for p in sig.parameters.values()}
     var_kw = [p.name for p in sig.parameters.values() if p.kind is p.VAR_KEYWORD]
+    records = _record_parameters(fn)
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -289,6 +310,9 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
                 if kind is not None and "None" not in hint:
                     raise ValueError(f"{label} is required, not None")
                 continue
+            if pname in records and not isinstance(value, records[pname]):
+                raise TypeError(f"{label} must be a {records[pname].__name__}, "
+                                f"not {_describe(value)}")
             if kind is None:
                 continue
             if pname in SIZE_PARAMETERS:
@@ -307,8 +331,16 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
                     raise ValueError(f"{label} must be a mapping of names to numbers")
                 for key, v in value.items():
                     finite(f"{label}[{key!r}]", v)
+                default = sig.parameters[pname].default
+                if isinstance(default, Mapping):
+                    unknown = sorted(map(str, set(value) - set(default)))
+                    if unknown:
+                        raise ValueError(f"{label}: unknown names {unknown}; expected a subset "
+                                         f"of {sorted(default)}")
+                    # names left out keep their defaults (a partial override)
+                    bound.arguments[pname] = {**default, **value}
         try:
-            result = fn(*args, **kwargs)
+            result = fn(*bound.args, **bound.kwargs)
         except (OverflowError, ZeroDivisionError) as exc:
             raise ValueError(f"{fn.__name__}: inputs outside the law's numerical range "
                              f"({type(exc).__name__}: {exc})") from exc

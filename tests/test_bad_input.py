@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -132,3 +133,53 @@ def test_cli_text_refuses_nan() -> None:
     with pytest.raises(ValueError, match="no finite value"):
         validation.cli_text("N_a band   nan to 1000", "design")
     assert validation.cli_text("finance 1e22 info", "design")
+
+
+# --- guards without holes: mappings key by key, records by type, dict results finite ----------
+
+
+def test_mapping_arguments_are_checked_key_by_key() -> None:
+    from moelaws import constrained
+
+    with pytest.raises(ValueError, match="unknown names \\['N_totl'\\]"):
+        constrained.relative_loss(1e9, 8, 2, exponents={"N_totl": 9.0})
+    with pytest.raises(ValueError, match="finite"):
+        constrained.relative_loss(1e9, 8, 2, exponents={"N_total": float("nan")})
+    partial = constrained.relative_loss(1e9, 8, 2, exponents={"N_total": -0.05})
+    full = constrained.relative_loss(1e9, 8, 2, exponents={**constrained.EXPONENTS,
+                                                            "N_total": -0.05})
+    assert partial == full != constrained.relative_loss(1e9, 8, 2)
+
+
+def test_a_number_where_a_record_belongs_is_a_type_error() -> None:
+    from moelaws import holistic
+
+    with pytest.raises(TypeError, match="heads must be a HeadSettings"):
+        holistic.design_report(1e20, heads=4)
+
+
+def test_dict_results_are_checked_finite() -> None:
+    from moelaws import comprehensive
+
+    with pytest.raises(ValueError, match="not finite"):
+        comprehensive.compute_optimal_asymptote(1e10, G=1e-308)
+    assert np.isfinite(comprehensive.compute_optimal_asymptote(1e10)["offset"])
+
+
+@pytest.mark.parametrize("call", [
+    lambda: __import__("moelaws.allocation").allocation.optimal_ratio(1e40, 0.9),
+    lambda: __import__("moelaws.holistic").holistic.optimal_tokens(1e30),
+    lambda: __import__("moelaws.comprehensive").comprehensive.loss(1e20, 1e11, 1e9, 8, 0.1),
+    lambda: __import__("moelaws.leverage").leverage.efficiency_leverage(0.03, 12, 1e30),
+    lambda: __import__("moelaws.constrained").constrained.optimize(1e20, 1e9, 1),
+], ids=["allocation", "holistic", "comprehensive", "leverage", "constrained"])
+def test_every_paper_warns_far_outside_its_fitted_range_at_the_callers_line(call) -> None:
+    from moelaws.validation import ExtrapolationWarning
+
+    with pytest.warns(ExtrapolationWarning) as caught:
+        try:
+            call()
+        except ValueError:
+            pass  # a design may also be infeasible there; the warning came first
+    assert {Path(w.filename).name for w in caught if w.category is ExtrapolationWarning} == {
+        Path(__file__).name}
