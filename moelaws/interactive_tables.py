@@ -373,7 +373,8 @@ def chapter_claims_table(paper: str) -> InteractiveTable:
     """Every claim of ``paper`` as an interactive table, for the end of its chapter.
 
     The ``table``, ``kind`` and ``status`` columns get drop-down filters (one paper table,
-    one kind of claim, or the discrepancies); the CSV download is ``moelaws reproduce --paper P --format csv``.
+    one kind of claim, or the discrepancies); the CSV download is
+    ``moelaws reproduce --paper P --format csv``.
 
     Raises
     ------
