@@ -103,7 +103,7 @@ def comprehensive_table4() -> pd.DataFrame:
 
 
 _LOSS_COLUMNS = ["l", "d", "n_exp", "n_topk", "loss", "loss_diff_pct", "ours", "lower", "upper",
-                 "consistent"]
+                 "consistent", "status"]
 
 
 def constrained_table6_losses() -> pd.DataFrame:

@@ -119,7 +119,7 @@ def _reproduce_table(args: argparse.Namespace) -> int:
         cells = cells.map(lambda v: v.replace("|", "\\|"))
         print(cells.to_markdown(index=False, disable_numparse=True))
     else:
-        shown = ["reference", "quantity", "paper value", "ours", "difference",
+        shown = ["reference", "quantity", "kind", "paper value", "ours", "difference",
                  "relative difference", "tolerance", "status", "as expected"]
         with pd.option_context("display.max_colwidth", 60, "display.width", 200):
             print(df[shown].to_string(index=False, float_format=_fmt))
@@ -134,7 +134,8 @@ def _tables(args: argparse.Namespace) -> int:
         print(f"== {paper}: {papers.get(str(paper)).title}")
         for row in rows.itertuples(index=False):
             print(f"{row.table:<9} {row.claims:>3} claims ({row.reproduced} reproduced, "
-                  f"{row.discrepancy} discrepancies)  {row.references}")
+                  f"{row.discrepancy} discrepancies, {row.undecidable} undecidable)  "
+                  f"{row.references}")
         print()
     from moelaws import data_tables
 
@@ -215,13 +216,15 @@ def _print_table(results: list[claims.ClaimResult], notes: bool = False) -> None
             if len(label) > 90:
                 label = label[:89] + "…"
             rel = "" if r.claim.relation == "=" else r.claim.relation
-            why = _one_line(r.error or (r.claim.explanation if r.status == "discrepancy" else ""))
+            why = _one_line(r.error or (r.claim.explanation
+                                        if r.status in ("discrepancy", "undecidable") else ""))
             table.append([
-                "ok" if r.ok else "!!", label, f"{rel}{r.claim.printed}", _fmt(r.ours),
+                "ok" if r.ok else "!!", label, r.claim.kind, f"{rel}{r.claim.printed}",
+                _fmt(r.ours),
                 _tolerance(r.claim), r.status,
                 "as expected" if r.ok else f"NOT as expected (expected {r.claim.expected})", why,
             ])
-        print(tabulate(table, headers=["", "claim", "paper", "ours", "tolerance (abs.)",
+        print(tabulate(table, headers=["", "claim", "kind", "paper", "ours", "tolerance (abs.)",
                                        "result", "expected?", "why (discrepancy)"],
                        tablefmt="plain", disable_numparse=True))
         if notes:
@@ -230,11 +233,12 @@ def _print_table(results: list[claims.ClaimResult], notes: bool = False) -> None
                     print(f"   {r.claim.ref}: {r.note}")
         n_rep = sum(r.status == "reproduced" for r in rows)
         n_dis = sum(r.status == "discrepancy" for r in rows)
+        n_und = sum(r.status == "undecidable" for r in rows)
         n_bad = sum(not r.ok for r in rows)
         print(
             f"-- {paper}: {len(rows)} claims, {n_rep} reproduced, {n_dis} discrepancies "
             f"(explained: {n_dis - sum(1 for r in rows if r.status == 'discrepancy' and not r.ok)})"
-            f", {n_bad} not as expected\n"
+            f", {n_und} undecidable from the printed rounding, {n_bad} not as expected\n"
         )
 
 

@@ -37,10 +37,11 @@ OUTSIDE_CLASS = "moelaws-outside"
 
 LEGEND_OUTSIDE = (
     "Highlighted: our value differs from the paper's by more than the claim's tolerance "
-    "(for an inequality claim: ours does not satisfy it)."
+    "(for an inequality claim: ours does not satisfy it), or the rounding of the printed inputs "
+    "leaves it undecidable."
 )
 
-_CLAIM_COLUMNS = ("reference", "quantity", "paper value", "ours", "difference",
+_CLAIM_COLUMNS = ("reference", "quantity", "kind", "paper value", "ours", "difference",
                   "relative difference", "tolerance", "status", "as expected", "note")
 
 
@@ -331,8 +332,8 @@ def claims_summary(target: InteractiveTable) -> str:
     Returns
     -------
     str
-        An HTML table: paper, claims, reproduced, discrepancies (a button), errors, not as
-        expected.
+        An HTML table: paper, claims, reproduced, discrepancies (a button), undecidable,
+        errors, not as expected.
     """
     df = claim_tables.reproduced_table()
     rows = []
@@ -351,13 +352,15 @@ def claims_summary(target: InteractiveTable) -> str:
             "claims": str(len(group)),
             "reproduced": str(int((group["status"] == "reproduced").sum())),
             "discrepancies": button,
+            "undecidable": str(int((group["status"] == "undecidable").sum())),
             "errors": str(int((group["status"] == "error").sum())),
             "not as expected": str(int((group["as expected"] != "yes").sum())),
         }
         rows.append("<tr>" + "".join(f'<td data-label="{k}">{v}</td>' for k, v in cells.items())
                     + "</tr>")
     head = "".join(f"<th>{k}</th>" for k in
-                   ("paper", "claims", "reproduced", "discrepancies", "errors", "not as expected"))
+                   ("paper", "claims", "reproduced", "discrepancies", "undecidable", "errors",
+                    "not as expected"))
     return (f'<table class="moelaws-summary"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table>")
 
@@ -369,15 +372,16 @@ CHAPTER_COLUMNS: tuple[str, ...] = ("table", *_CLAIM_COLUMNS)
 def chapter_claims_table(paper: str) -> InteractiveTable:
     """Every claim of ``paper`` as an interactive table, for the end of its chapter.
 
-    The ``table`` and ``status`` columns get drop-down filters (one paper table, or the
-    discrepancies); the CSV download is ``moelaws reproduce --paper P --format csv``.
+    The ``table``, ``kind`` and ``status`` columns get drop-down filters (one paper table,
+    one kind of claim, or the discrepancies); the CSV download is
+    ``moelaws reproduce --paper P --format csv``.
 
     Raises
     ------
     ValueError
         If ``paper`` is not a known paper id.
     """
-    return claims_table(paper, columns=CHAPTER_COLUMNS, filters=("table", "status"))
+    return claims_table(paper, columns=CHAPTER_COLUMNS, filters=("table", "kind", "status"))
 
 
 def data_interactive_table(name: str, page_length: int = 10) -> InteractiveTable:

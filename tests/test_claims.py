@@ -42,7 +42,8 @@ def test_printed_tolerance_rejects_non_numbers(bad: str) -> None:
 
 
 def _claim(**kw) -> Claim:
-    base = dict(paper="anatomy", ref="test", quantity="x", printed="6.78", compute=lambda: 6.78)
+    base = dict(paper="anatomy", ref="test", quantity="x", printed="6.78", compute=lambda: 6.78,
+                kind="reproduction")
     base.update(kw)
     return Claim(**base)
 

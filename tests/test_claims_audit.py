@@ -66,7 +66,7 @@ def echoes_paper(claim: Claim) -> bool:
 
 def _claim(**kw: object) -> Claim:
     base: dict[str, object] = dict(paper="anatomy", ref="audit", quantity="x", printed="6.78",
-                                   compute=lambda: 6.7)
+                                   compute=lambda: 6.7, kind="reproduction")
     base.update(kw)
     return Claim(**base)  # type: ignore[arg-type]
 
@@ -140,18 +140,25 @@ def test_reference_rows_are_not_claims() -> None:
                         and "difference" in c.quantity]
 
 
-def test_table7_loss_differences_are_discrepancies() -> None:
+def test_table7_loss_differences_are_undecidable() -> None:
+    # Two-decimal losses leave an interval of about ±0.31 points around each difference: every
+    # printed difference lies inside it, so none is reproduced and none contradicted.
     t7 = [c for c in ALL if c.ref.startswith("Table 7,") and c.quantity.startswith("loss")]
     assert len(t7) == 8
-    assert all(c.expected == "discrepancy" and c.tolerance is None for c in t7)
+    assert all(c.expected == "undecidable" and c.tolerance is None for c in t7)
+    assert all(c.ours_range is not None and len(c.inputs) == 2 for c in t7)
 
 
-def test_table6_tolerance_is_the_derived_interval() -> None:
+def test_table6_interval_is_the_derived_rounding_interval() -> None:
     t6 = con_tables.loss_diffs("table6")
     t6 = t6[t6["half_width"] > 0]
     c6 = [c for c in ALL if c.ref.startswith("Table 6,") and c.quantity.startswith("loss")]
     assert len(c6) == len(t6)
     for claim, r in zip(c6, t6.itertuples(), strict=True):
-        derived = r.half_width + con_tables.half_unit(r.loss_diff_pct)
-        assert claim.tol == pytest.approx(derived, rel=1e-12)
-        assert f"tolerance {derived:.4f}" in claim.tolerance_reason
+        # One rounding rule: the printed tolerance, with the losses' rounding as an interval.
+        assert claim.tolerance is None
+        assert claim.tol == pytest.approx(con_tables.half_unit(r.loss_diff_pct))
+        assert claim.ours_range is not None
+        assert claim.ours_range() == pytest.approx((r.lower, r.upper), rel=1e-12)
+        assert f"[{r.lower:.4f}, {r.upper:.4f}] %" in claim.explanation
+        assert claim.expected == r.status

@@ -15,7 +15,7 @@ from moelaws.claims.core import Claim, ClaimResult
 def _result(status: str, expected: str = "reproduced", explanation: str = "") -> ClaimResult:
     claim = Claim(
         "anatomy", "Table 9, row_x", "size *B*", "1.5", lambda: 1.5,
-        expected=expected, explanation=explanation,  # type: ignore[arg-type]
+        expected=expected, explanation=explanation, kind="reproduction",  # type: ignore[arg-type]
     )
     return ClaimResult(claim, 1.7 if status == "discrepancy" else 1.5, status)  # type: ignore[arg-type]
 
@@ -43,7 +43,8 @@ def test_counts() -> None:
         _result("discrepancy"),
     ]
     assert report.counts(res) == {
-        "claims": 3, "reproduced": 1, "discrepancy": 2, "error": 0, "unexpected": 1,
+        "claims": 3, "reproduced": 1, "discrepancy": 2, "undecidable": 0, "error": 0,
+        "unexpected": 1,
     }
 
 

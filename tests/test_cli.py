@@ -61,7 +61,8 @@ def test_bad_arguments_exit_non_zero_without_traceback(args: list[str]) -> None:
 
 
 def test_exit_status_is_one_when_a_claim_fails(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    bad = claims.Claim(paper="anatomy", ref="r", quantity="q", printed="1", compute=lambda: 2.0)
+    bad = claims.Claim(paper="anatomy", ref="r", quantity="q", printed="1", compute=lambda: 2.0,
+                       kind="reproduction")
     monkeypatch.setattr(claims, "results", lambda papers=None: [claims.evaluate(bad)])
     assert main(["reproduce"]) == 1
     assert "!!" in capsys.readouterr().out

@@ -57,7 +57,8 @@ def test_reproduce_notes_print_full_explanations(capsys) -> None:
 
 
 def test_unexpected_result_is_marked_not_as_expected(monkeypatch, capsys) -> None:
-    bad = claims.Claim(paper="anatomy", ref="r", quantity="q", printed="1", compute=lambda: 2.0)
+    bad = claims.Claim(paper="anatomy", ref="r", quantity="q", printed="1", compute=lambda: 2.0,
+                       kind="reproduction")
     monkeypatch.setattr(claims, "results", lambda papers=None: [claims.evaluate(bad)])
     assert main(["reproduce"]) == 1
     out = capsys.readouterr().out

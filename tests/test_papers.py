@@ -98,7 +98,8 @@ def _toy_verdict(cfg: arch.MoEConfig, tokens: float | None) -> dict:
 
 def _toy_claims() -> list[claims.Claim]:
     return [claims.Claim(paper=TOY_ID, ref="Eq. 1 at C = 1e20", quantity="r* (toy)",
-                         printed="2.0", compute=lambda: toy_law(1e20))]
+                         printed="2.0", compute=lambda: toy_law(1e20),
+                         kind="reproduction")]
 
 
 TOY = papers.Paper(

@@ -113,8 +113,8 @@ def test_list_tables_covers_every_table_claim_once() -> None:
     row = constrained.iloc[1]
     assert row["csv"] == "reproduce-constrained-table-6.csv"
     assert "Table 6, l=8, d=384, g=1, n_exp=32, n_topk=2" in row["references"]
-    assert (listing["reproduced"] + listing["discrepancy"] + listing["error"]
-            == listing["claims"]).all()
+    assert (listing["reproduced"] + listing["discrepancy"] + listing["undecidable"]
+            + listing["error"] == listing["claims"]).all()
 
 
 def test_csv_names() -> None:
@@ -211,7 +211,7 @@ def test_cli_table_exit_status_one_when_not_as_expected(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = claims.Claim(paper="anatomy", ref="Table 1, x", quantity="q", printed="1",
-                       compute=lambda: 2.0)
+                       compute=lambda: 2.0, kind="reproduction")
     monkeypatch.setattr(tables, "results", lambda papers=None: [claims.evaluate(bad)])
     assert main(["reproduce", "--paper", "anatomy", "--table", "1", "--format", "csv"]) == 1
     assert "discrepancy" in capsys.readouterr().out
@@ -236,7 +236,7 @@ def test_claims_table_highlights_exactly_the_cells_outside_tolerance() -> None:
 def test_chapter_claims_table_has_every_claim_and_filters() -> None:
     rendered = chapter_claims_table("leverage")
     assert rendered.html.count("<tr>") == len(claims.all_claims("leverage")) + 1
-    assert "&quot;filters&quot;: [0, 8]" in rendered.html  # table and status
+    assert "&quot;filters&quot;: [0, 3, 9]" in rendered.html  # table, kind and status
     for name in tables.list_tables("leverage")["csv"]:
         assert f'data-csv="{name}"' in rendered.html
     assert "moelaws-dt-more" not in chapter_claims_table("anatomy").html  # no paper tables

@@ -6,12 +6,14 @@ Usage::
     claims.table("anatomy")      # a DataFrame for a chapter
     claims.check("anatomy")      # raises if any claim is not as expected
     claims.all_claims()          # every registered Claim
+    claims.KINDS                 # what kind a claim is: reproduction, consistency, ...
 
 Each paper's claims are in ``moelaws.claims.<paper>`` (a list ``CLAIMS``); the papers, their
 titles and their order come from the registry of papers, :mod:`moelaws.papers`.
 """
 
 from moelaws.claims.core import (
+    KINDS,
     Claim,
     ClaimResult,
     all_claims,
@@ -25,6 +27,7 @@ from moelaws.claims.core import (
 )
 
 __all__ = [
+    "KINDS",
     "Claim",
     "ClaimResult",
     "all_claims",

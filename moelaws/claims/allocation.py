@@ -85,6 +85,7 @@ CLAIMS: list[Claim] = [
             "active (%)", printed, (lambda e=e: _sparsity_of_config(e)),
             explanation="Computed with arch.sparsity(cfg, 'allocation') for a config with "
             f"{e - 1} routed experts and one shared expert.",
+            kind="reproduction",
         )
         for e, printed in zip(law.EXPERT_COUNTS, ("82.35", "90.91", "95.38", "97.67"), strict=True)
     ],
@@ -104,6 +105,7 @@ CLAIMS: list[Claim] = [
                 "within about 0.2 in log2, well inside the log-2 grid of the leverage search, "
                 "but not to the printed precision."
             ) + " " + _TABLE12,
+            kind="cross-paper",
         )
         for row in experiment.table2().itertuples()
     ],
@@ -116,6 +118,7 @@ CLAIMS: list[Claim] = [
         explanation="The paper holds per-token compute fixed within a label; the arch reading "
         "of App. C's value-application term keeps every Table 12 group within 0.23 %. "
         + _TABLE12,
+        kind="cross-paper",
     ),
     Claim(
         P, "App. B.1 + App. C (value application as printed, 2·n_ctx·d² per sequence)",
@@ -127,6 +130,7 @@ CLAIMS: list[Claim] = [
         explanation="Read as printed (a 2·d² per-token cost, like a projection), the groups "
         "vary by up to 6.7 % in per-token compute, so the printed term is a typo for "
         "2·n_ctx²·d per sequence (Narayanan et al. 2021), the reading arch uses.",
+        kind="cross-paper",
     ),
     Claim(
         P, "Eq. 1 + Section 3.3, C = training FLOPs 2e18 (smallest budget)",
@@ -134,12 +138,14 @@ CLAIMS: list[Claim] = [
         lambda: min(_r_star(C_LOW, i) for i in range(4)), relation=">=",
         explanation=_SWEEP + " 2e18 is the smallest budget of the leverage Table 12 sweep that "
         "shares Table 2's settings.",
+        kind="consistency",
     ),
     Claim(
         P, "Eq. 1 + Section 3.3, C = training FLOPs 2e20 (largest Table 12 budget)",
         "largest r* over the four sparsities (must be ≤ 1.5, the swept maximum)", "1.5",
         lambda: max(_r_star(C_TABLE12_MAX, i) for i in range(4)), relation="<=",
         explanation=_SWEEP,
+        kind="consistency",
     ),
     Claim(
         P, "Eq. 1 + Section 3.3, C = training FLOPs 1e21 (App. B.1's largest)",
@@ -149,6 +155,7 @@ CLAIMS: list[Claim] = [
         explanation=_SWEEP + " At 1e21 FLOPs the law gives r* = 1.79 for S = 82.35 % (it "
         "passes 1.5 at 3.4e20): an optimum outside the swept range, so either no S = 82.35 % "
         "run reached 1e21 or the fit extrapolates beyond its data there.",
+        kind="consistency",
     ),
     Claim(
         P, "Eq. 1 + Section 3.3, C = per-token training FLOPs of the largest Table 12 model",
@@ -162,23 +169,27 @@ CLAIMS: list[Claim] = [
         explanation="The text also calls C the 'total per-token compute'. At the per-token "
         "training FLOPs of the largest Table 12 model (2.7e9) the law gives r* ≤ 0.07, far "
         "below every ratio swept, so C must be training FLOPs.",
+        kind="consistency",
     ),
     Claim(
         P, "Section 3.3, α_r law", "α_r(S = 82.35 %) / α_r(S = 97.67 %) (α decreases as "
         "more experts are activated: below 1)", "1",
         lambda: float(law.alpha_r(S_LEVELS[0]) / law.alpha_r(S_LEVELS[3])), relation="<",
         explanation="Section 3.3's qualitative statement, checked with its fitted law.",
+        kind="consistency",
     ),
     Claim(
         P, "Section 3.3, β_r law", "β_r(S = 82.35 %) / β_r(S = 97.67 %) (β increases as "
         "more experts are activated: above 1)", "1",
         lambda: float(law.beta_r(S_LEVELS[0]) / law.beta_r(S_LEVELS[3])), relation=">",
         explanation="Section 3.3's qualitative statement, checked with its fitted law.",
+        kind="consistency",
     ),
     Claim(
         P, "Section 3.1-3.2 (r* grows with compute)", "smallest β_r over the four sparsities",
         "0", lambda: float(np.min(law.beta_r(S_LEVELS))), relation=">",
         explanation="r* = α_r·C^β_r grows with C exactly when β_r > 0.",
+        kind="consistency",
     ),
     Claim(
         P, "Section 2.3 / 6.1 (higher sparsity favours attention), C = 1e21",
@@ -186,6 +197,7 @@ CLAIMS: list[Claim] = [
         lambda: _r_star(experiment.MAX_TRAINING_FLOPS, 0) / _r_star(
             experiment.MAX_TRAINING_FLOPS, 3), relation=">",
         explanation="Holds for the extreme sparsities at the largest budget.",
+        kind="consistency",
     ),
     Claim(
         P, "Section 2.3 / 6.1 (higher sparsity favours attention), C = 2e18",
@@ -195,6 +207,7 @@ CLAIMS: list[Claim] = [
         "settings get the same r* at 5.4e18 FLOPs, and below it the sparser model gets the "
         "larger r*. d ln r*/d ln(1 − S) = −1.23 + 0.21·β_r·ln C changes sign inside the "
         "experiment, so the fitted law is not monotone in S there.",
+        kind="consistency",
     ),
     Claim(
         P, "Section 2.3 / 6.1 (higher sparsity favours attention), C = 1e21, S = 95.38 % vs "
@@ -204,6 +217,7 @@ CLAIMS: list[Claim] = [
         explanation="Even at the largest budget the fitted law gives the sparsest setting a "
         "larger r* than S = 95.38 %: r* is smallest near S = 96 % at 1e21 FLOPs (near 93 % at "
         "2e18).",
+        kind="consistency",
     ),
     Claim(
         P, "App. A.2, Eq. 4 (stated as the solution of the optimality condition)",
@@ -217,6 +231,7 @@ CLAIMS: list[Claim] = [
         "e = γ_E·μ_E, K = α_E·e/(α_A·a)), which no power law solves; sympy confirms the "
         "residual is non-zero even for a = e. Here Eq. 4 gives r* = 0.59 while the exact "
         "root is 6e-6. See moelaws.allocation.derivation.symbolic_check.",
+        kind="consistency",
     ),
     Claim(
         P, "App. A.2, Eq. 4, sign and size of β_r",
@@ -229,6 +244,7 @@ CLAIMS: list[Claim] = [
         "lies between (a − e)/(e + 1) and (a − e)/(a + 1) and has the sign of a − e, "
         "opposite to Eq. 4's β_r = (e − a)/(a + e + 1). Eq. 4's sign is that of the inverse "
         "ratio C_A/C_E, the likeliest slip in the derivation.",
+        kind="consistency",
     ),
     Claim(
         P, "App. A.2, optimality condition (first-order condition of Eq. 3)",
@@ -239,6 +255,7 @@ CLAIMS: list[Claim] = [
         "ln r); 1e-4 is four times that bound.",
         explanation="The condition as printed is the correct first-order condition of Eq. 3 "
         "(the fault is in solving it, not in setting it up).",
+        kind="consistency",
     ),
     Claim(
         P, "Eq. 2 + Table 1 vs App. B.1's 128k vocabulary",
@@ -252,6 +269,7 @@ CLAIMS: list[Claim] = [
         "τ, a, b, c (App. D.1 starts from log a, log τ) make it worse; reassigning the "
         "printed values among the columns (all 2,880 assignments, Greek among Greek) gets "
         "no lower than 6.1 nats, for a 5B-parameter model on 10T tokens.",
+        kind="consistency",
     ),
     Claim(
         P, "Leverage paper Sec. 3 / App. F.4 (30-40 % attention FLOPs near-optimal), "
@@ -265,5 +283,6 @@ CLAIMS: list[Claim] = [
         "46-83 % attention under App. C (context-length-dependent score and value terms "
         "included) but 15-36 % if only the projections are counted, so the comparison hinges "
         "on a definition neither paper pins down.",
+        kind="cross-paper",
     ),
 ]

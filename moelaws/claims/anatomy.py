@@ -64,6 +64,8 @@ def _gpt_oss_attention(name: str) -> Callable[[], float]:
     return compute
 
 
+# Every claim here recomputes a printed size from the model's own configuration (kind
+# "reproduction"), the vendor's counting convention stated in the claim.
 _QWEN_CARD = "Qwen model card"
 _GPT_OSS_CARD = "gpt-oss model card (arXiv 2508.10925), Table 1"
 
@@ -73,17 +75,20 @@ CLAIMS: list[Claim] = [
         _total_with_embeddings("DeepSeek-V3"),
         explanation="Embeddings and output head included; the 14B multi-token-prediction "
         "module (685B in all) is not.",
+        kind="reproduction",
     ),
     Claim(
         "anatomy", "DeepSeek-V3 README, DeepSeek-V3", "activated parameters per token (B)", "37",
         _active_with_output_head("DeepSeek-V3"),
         explanation="Counted with the output head and without the input embedding, as "
         "README_WEIGHTS (Hugging Face) states for its 36.6B.",
+        kind="reproduction",
     ),
     Claim(
         "anatomy", "DeepSeek-V3 README_WEIGHTS (Hugging Face), main model",
         "activated parameters incl. output head (B)", "36.6",
         _active_with_output_head("DeepSeek-V3"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", "Kimi-K2 model card, Kimi-K2", "total parameters (T)", "1",
@@ -91,29 +96,35 @@ CLAIMS: list[Claim] = [
         explanation="The card prints a single significant digit; our count is 1.026T. "
         "Moonshot's technical report is said to print 1.04T, which no counting of the "
         "config reproduces (not registered: we could not read that report here).",
+        kind="reproduction",
     ),
     Claim(
         "anatomy", "Kimi-K2 model card, Kimi-K2", "activated parameters (B)", "32",
         _active_with_output_head("Kimi-K2"),
         explanation="Counted like DeepSeek-V3 (output head, no input embedding); with both "
         "embeddings it is 32.9B.",
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_QWEN_CARD}, Qwen3-235B-A22B", "total parameters (B)", "235",
         _total_with_embeddings("Qwen3-235B-A22B"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_QWEN_CARD}, Qwen3-235B-A22B", "activated parameters (B)", "22",
         _active_with_embeddings("Qwen3-235B-A22B"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_QWEN_CARD}, Qwen3-235B-A22B", "non-embedding parameters (B)", "234",
         _non_embedding_total("Qwen3-235B-A22B"),
         explanation="Non-embedding excludes both the input embedding and the output head.",
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_QWEN_CARD}, Qwen3-30B-A3B", "total parameters (B)", "30.5",
         _total_with_embeddings("Qwen3-30B-A3B"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_QWEN_CARD}, Qwen3-30B-A3B", "activated parameters (B)", "3.3",
@@ -122,73 +133,89 @@ CLAIMS: list[Claim] = [
         explanation="We count 3.353B activated with embeddings (3.04B with the output head "
         "only), which rounds to 3.4, not 3.3: the card appears to truncate. The same card's "
         "other figures (30.5, 29.9) and the 235B card's 234 agree with rounding.",
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_QWEN_CARD}, Qwen3-30B-A3B", "non-embedding parameters (B)", "29.9",
         _non_embedding_total("Qwen3-30B-A3B"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_GPT_OSS_CARD}, gpt-oss-120b", "total parameters (B)", "116.83",
         _total_with_embeddings("gpt-oss-120b"),
         explanation="Biases, attention sinks (negligible) and norms included.",
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_GPT_OSS_CARD}, gpt-oss-120b", "active parameters (B)", "5.13",
         _active_with_output_head("gpt-oss-120b"),
         explanation="The card counts the unembedding towards active parameters, not the "
         "embedding.",
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_GPT_OSS_CARD}, gpt-oss-120b", "MLP parameters (B)", "114.71",
         _gpt_oss_mlp("gpt-oss-120b"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_GPT_OSS_CARD}, gpt-oss-120b", "attention parameters (B)", "0.96",
         _gpt_oss_attention("gpt-oss-120b"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_GPT_OSS_CARD}, gpt-oss-20b", "total parameters (B)", "20.91",
         _total_with_embeddings("gpt-oss-20b"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_GPT_OSS_CARD}, gpt-oss-20b", "active parameters (B)", "3.61",
         _active_with_output_head("gpt-oss-20b"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_GPT_OSS_CARD}, gpt-oss-20b", "MLP parameters (B)", "19.12",
         _gpt_oss_mlp("gpt-oss-20b"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", f"{_GPT_OSS_CARD}, gpt-oss-20b", "attention parameters (B)", "0.64",
         _gpt_oss_attention("gpt-oss-20b"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", "Mistral AI announcement, Mixtral-8x7B", "total parameters (B)", "46.7",
         _total_with_embeddings("Mixtral-8x7B"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", "Mistral AI announcement, Mixtral-8x7B", "parameters used per token (B)",
         "12.9", _active_with_embeddings("Mixtral-8x7B"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", "Jiang et al. (2024), Sec. 2, Mixtral-8x7B", "active parameters (B)", "13",
         _active_with_embeddings("Mixtral-8x7B"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", "Muennighoff et al. (2024), Table 1, OLMoE-1B-7B", "total parameters (B)",
         "6.9", _total_with_embeddings("OLMoE-1B-7B"),
         explanation="QK-norm weights (0.07M) are not in our count; they do not change the "
         "printed digits.",
+        kind="reproduction",
     ),
     Claim(
         "anatomy", "Muennighoff et al. (2024), Table 1, OLMoE-1B-7B", "active parameters (B)",
         "1.3", _active_with_embeddings("OLMoE-1B-7B"),
+        kind="reproduction",
     ),
     Claim(
         "anatomy", "Leverage paper, Table 1, MoE-mini", "N, total parameters (B)", "17.5",
         _non_embedding_total("MoE-mini"),
         explanation="Non-embedding count, with one leading dense layer (our inference: the "
         "table gives d_ffn = 5120 but not the number of dense layers).",
+        kind="reproduction",
     ),
     Claim(
         "anatomy", "Leverage paper, Table 1, MoE-mini", "N_a, active parameters (B)", "0.85",
@@ -198,9 +225,11 @@ CLAIMS: list[Claim] = [
         "(0.839B with routers and norms); 0.85B needs about 11M more weights than the table's "
         "architecture has, and counting embeddings gives 1.36B. The printed value is likely "
         "rounded up, or the architecture differs slightly from Table 1.",
+        kind="reproduction",
     ),
     Claim(
         "anatomy", "Leverage paper, Table 1, Dense-6.1B", "N, total parameters (B)", "6.11",
         _non_embedding_total("Dense-6.1B"),
+        kind="reproduction",
     ),
 ]

@@ -80,8 +80,9 @@ def _at(getter: Callable[[], object], *keys: object) -> Callable[[], float]:
 
 CLAIMS: list[Claim] = [
     Claim(PAPER, "Eq. 12, Sec. 5.1", "optimal number of activated experts G_opt",
-          "6.78", cl.optimal_G),
-    Claim(PAPER, "Eq. 13, Sec. 5.2", "optimal shared-expert ratio S_opt", "0.31", cl.optimal_S),
+          "6.78", cl.optimal_G, kind="reproduction"),
+    Claim(PAPER, "Eq. 13, Sec. 5.2", "optimal shared-expert ratio S_opt", "0.31", cl.optimal_S,
+          kind="reproduction"),
 ]
 
 # --- Table 3: efficiency-aware ranges of G and S (threshold 0.001) --------------------------
@@ -99,6 +100,7 @@ for i, row in _T3.iterrows():
         CLAIMS.append(Claim(
             PAPER, f"Table 3, {row['model']}", what, row[col],
             _at(_ranges, col, i), explanation=_T3_NOTE,
+            kind="reproduction",
         ))
 
 # --- Table 4: theoretical and efficiency-aware N_a/N -----------------------------------------
@@ -120,35 +122,43 @@ for i, row in _T4.iterrows():
     CLAIMS.append(Claim(
         PAPER, f"Table 4, {model}", "theoretical optimal N_a/N (%)", row["theoretical_pct"],
         lambda i=i: 100 * float(_ratios()["theoretical"][i]), **theory_kw,
+        kind="reproduction",
     ))
     CLAIMS.append(Claim(
         PAPER, f"Table 4, {model}", "theoretical optimal N_a (B)", row["theoretical_Na_B"],
         lambda i=i: float(_ratios()["theoretical"][i] * _models()["N"][i] / 1e9),
         explanation=_T4_THEORY_NOTE,
+        kind="reproduction",
     ))
     for thr, key in (("0.001", "practical_1e-3"), ("0.005", "practical_5e-3")):
         CLAIMS.append(Claim(
             PAPER, f"Table 4, {model}", f"efficiency-aware N_a/N at ΔLoss = {thr} (%)",
             row[f"{key}_pct"], lambda i=i, key=key: 100 * float(_ratios()[key][i]),
             explanation="Algorithm 1 (App. F), steps of 0.01·N.",
+            kind="reproduction",
         ))
         CLAIMS.append(Claim(
             PAPER, f"Table 4, {model}", f"efficiency-aware N_a at ΔLoss = {thr} (B)",
             row[f"{key}_Na_B"],
             lambda i=i, key=key: float(_ratios()[key][i] * _models()["N"][i] / 1e9),
             explanation="Algorithm 1 (App. F) ratio times N.",
+            kind="reproduction",
         ))
 
 # --- Sec. 1 and Sec. 5.3: the quoted span of theoretical optima ------------------------------
 CLAIMS += [
     Claim(PAPER, "Sec. 1, implication (b)", "theoretical optimal N_a/N at N = 1T (%)", "20",
-          lambda: 100 * float(cl.optimal_active_ratio(1e12, TABLE4_G, TABLE4_S))),
+          lambda: 100 * float(cl.optimal_active_ratio(1e12, TABLE4_G, TABLE4_S)),
+          kind="reproduction"),
     Claim(PAPER, "Sec. 1, implication (b)", "theoretical optimal N_a/N at N = 20B (%)", "43",
-          lambda: 100 * float(cl.optimal_active_ratio(20e9, TABLE4_G, TABLE4_S))),
+          lambda: 100 * float(cl.optimal_active_ratio(20e9, TABLE4_G, TABLE4_S)),
+          kind="reproduction"),
     Claim(PAPER, "Sec. 5.3", "theoretical optimal N_a/N at N = 30B (%)", "40.0",
-          lambda: 100 * float(cl.optimal_active_ratio(30e9, TABLE4_G, TABLE4_S))),
+          lambda: 100 * float(cl.optimal_active_ratio(30e9, TABLE4_G, TABLE4_S)),
+          kind="reproduction"),
     Claim(PAPER, "Sec. 5.3", "theoretical optimal N_a/N at N = 671B (%)", "22.0",
-          lambda: 100 * float(cl.optimal_active_ratio(671e9, TABLE4_G, TABLE4_S))),
+          lambda: 100 * float(cl.optimal_active_ratio(671e9, TABLE4_G, TABLE4_S)),
+          kind="reproduction"),
 ]
 
 # --- Eq. 33: compute-optimal loss at N = 1T, G = 7, S = 0.31 --------------------------------
@@ -165,17 +175,17 @@ _EQ33_LARGE_NOTE = (
 )
 CLAIMS += [
     Claim(PAPER, "Eq. 33, App. G", "irreducible term of L*(C)", "1.87",
-          _at(lambda: _eq33(*EQ33_RANGE), "offset"), explanation=_EQ33_NOTE),
+          _at(lambda: _eq33(*EQ33_RANGE), "offset"), explanation=_EQ33_NOTE, kind="reproduction"),
     Claim(PAPER, "Eq. 33, App. G", "coefficient of L*(C)", "576",
-          _at(lambda: _eq33(*EQ33_RANGE), "coef"), explanation=_EQ33_NOTE),
+          _at(lambda: _eq33(*EQ33_RANGE), "coef"), explanation=_EQ33_NOTE, kind="reproduction"),
     Claim(PAPER, "Eq. 33, App. G", "exponent of C in L*(C)", "0.158",
-          _at(lambda: _eq33(*EQ33_RANGE), "exponent"), explanation=_EQ33_NOTE),
+          _at(lambda: _eq33(*EQ33_RANGE), "exponent"), explanation=_EQ33_NOTE, kind="reproduction"),
     Claim(PAPER, "Eq. 33, App. G, fitted over C in [1e20, 1e24]", "coefficient of L*(C)", "576",
           _at(lambda: _eq33(*EQ33_LARGE_RANGE), "coef"), expected="discrepancy",
-          explanation=_EQ33_LARGE_NOTE),
+          explanation=_EQ33_LARGE_NOTE, kind="derived"),
     Claim(PAPER, "Eq. 33, App. G, fitted over C in [1e20, 1e24]", "exponent of C in L*(C)",
           "0.158", _at(lambda: _eq33(*EQ33_LARGE_RANGE), "exponent"), expected="discrepancy",
-          explanation=_EQ33_LARGE_NOTE),
+          explanation=_EQ33_LARGE_NOTE, kind="derived"),
 ]
 
 # --- Table 1 and App. H: parameter counts from Eq. 2–3 ---------------------------------------
@@ -197,9 +207,10 @@ def _count_claim(ref: str, what: str, printed: str, compute: Callable[[], float]
     unit = "B" if printed.endswith("B") else "M"
     number = printed[:-1]
     if not discrepant:
-        return Claim(PAPER, ref, f"{what} ({unit})", number, compute)
+        return Claim(PAPER, ref, f"{what} ({unit})", number, compute, kind="reproduction")
     return Claim(PAPER, ref, f"{what} ({unit})", number, compute, expected="discrepancy",
-                 explanation=_COUNT_NOTE.format(ours=f"{compute():.2f} {unit}"))
+                 explanation=_COUNT_NOTE.format(ours=f"{compute():.2f} {unit}"),
+                 kind="reproduction")
 
 
 for i, row in cl.read_table("table1", dtype=str).iterrows():
@@ -227,7 +238,8 @@ for i, row in cl.read_table("appendix_h", dtype=str).iterrows():
     CLAIMS.append(Claim(PAPER, ref, "routed experts n_e = v·128 (Eq. 35)", row["n_routed"],
                         lambda i=i: float(_appendix_h()["n_routed"][i]), inputs=h_inputs,
                         explanation="u = d_expert/224 from the printed d_expert; Eq. 35's "
-                        "v = ((1 − u)·S·G + n_e)/(u·n_e) at S = 0.2, G = 20, n_e = 128."))
+                        "v = ((1 − u)·S·G + n_e)/(u·n_e) at S = 0.2, G = 20, n_e = 128.",
+                        kind="reproduction"))
 
 # --- Table 8: counts and ranges against the text ----------------------------------------------
 def _count(role: str) -> Callable[[], float]:
@@ -248,13 +260,14 @@ _VALIDATION_COUNT_NOTE = (
 )
 CLAIMS += [
     Claim(PAPER, "Table 8", "number of configurations", "450",
-          lambda: float(len(_table8()))),
+          lambda: float(len(_table8())), kind="consistency"),
     Claim(PAPER, "App. C.1, Table 8", "configurations used for fitting (✗, G not in the "
-          "marginal-G set)", "268", _count("fitting")),
+          "marginal-G set)", "268", _count("fitting"), kind="consistency"),
     Claim(PAPER, "App. C.1, Table 8", "small configurations for the marginal effect of G "
-          "(✗, G in {1, 2, 3, 4, 8, 16})", "90", _count("marginal_G")),
+          "(✗, G in {1, 2, 3, 4, 8, 16})", "90", _count("marginal_G"), kind="consistency"),
     Claim(PAPER, "App. C.1, Table 8", "configurations used for validation (✓)", "91",
-          _count("validation"), expected="discrepancy", explanation=_VALIDATION_COUNT_NOTE),
+          _count("validation"), expected="discrepancy", explanation=_VALIDATION_COUNT_NOTE,
+          kind="consistency"),
 ]
 
 _RANGE_NOTES = {
@@ -288,19 +301,21 @@ for role, column, how, printed, scale, unit in (
         PAPER, f"App. L, {role} range", f"{how} of {column} over Table 8's {role} rows{unit}",
         printed, _extreme(role, column, how, scale),
         expected="discrepancy" if note else "reproduced", explanation=note,
+        kind="consistency",
     ))
 CLAIMS += [
     Claim(PAPER, "App. L, fitting range", "min of G over Table 8's fitting rows (open bound)",
-          "1", _extreme("fitting", "G", "min", 1), relation=">"),
+          "1", _extreme("fitting", "G", "min", 1), relation=">", kind="consistency"),
     Claim(PAPER, "App. L, validation range",
           "min of G over Table 8's validation rows (open bound)", "1",
-          _extreme("validation", "G", "min", 1), relation=">"),
+          _extreme("validation", "G", "min", 1), relation=">", kind="consistency"),
     Claim(PAPER, "Sec. 3", "largest validation total size (B)", "9",
           _extreme("validation", "N", "max", 1e9), expected="discrepancy",
           explanation="Sec. 3 says validation goes 'up to 9B total model size', but Table 8's "
-          "row 446 (N_a = 3070M, N = 30249M, marked ✓) is a 30B model, as App. L states."),
+          "row 446 (N_a = 3070M, N = 30249M, marked ✓) is a 30B model, as App. L states.",
+          kind="consistency"),
     Claim(PAPER, "Sec. 3", "largest number of activated experts G in validation", "20",
           _extreme("validation", "G", "max", 1), expected="discrepancy",
           explanation="Sec. 3 says validation goes up to '20 activated experts', but Table 8's "
-          "rows 447–449 have G = 40, as App. L's G ∈ (1, 40] states."),
+          "rows 447–449 have G = 40, as App. L's G ∈ (1, 40] states.", kind="consistency"),
 ]

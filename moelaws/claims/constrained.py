@@ -2,11 +2,10 @@
 
 Every value is computed from the paper's formulas (Eq. 1-5, Algorithm 1) and from its
 transcribed tables (``moelaws/data/constrained/``). Table 6 and 7's loss differences are
-recomputed from their printed losses; since those are rounded, the tolerance of each Table 6
-row is the rounding interval of the recomputation plus half a unit of the printed difference
-(derived per claim); Table 7's two-decimal losses leave an interval too wide to reproduce
-anything, so its differences are explained discrepancies. Reference rows (0 by definition)
-are context, not claims.
+recomputed from their printed losses; since those are rounded, each claim carries the
+interval the rounding allows, and a row whose interval straddles the printed difference's
+rounding is undecidable (the book's one rounding rule, :mod:`moelaws.claims.core`). Reference
+rows (0 by definition) are context, not claims.
 """
 
 from __future__ import annotations
@@ -52,20 +51,28 @@ def _table4_claims() -> list[Claim]:
             P, f"Table 4, l={r.l}, d={r.d}", "N_total for (n_exp, n_topk, g) = (128, 8, 4)",
             r.N_total_128_8, _row_value(_table4, i, "ours"),
             explanation="Eq. 1, l·d²·(4 + 3·128/4).",
+            kind="reproduction",
         )
         for i, r in enumerate(t.itertuples())
     ]
+
+
+# Table 6 rows whose whole rounding interval lies within the printed difference's own
+# rounding (the one-decimal 1.7 and 0.7): reproduced. Every other row of Tables 6 and 7 has an
+# interval that holds values the printed digits accept and values they reject: undecidable.
+_LOSS_DIFF_DECIDED = {("table6", "1.7"), ("table6", "0.7")}
 
 
 def _loss_diff_claims(name: str) -> list[Claim]:
     """Table 6 and 7's loss differences, recomputed from the printed losses.
 
     The reference row of each group (printed 0.00, 0 by definition) is not a claim: the chapter
-    shows it as context. Table 6's losses are printed to 3 decimals, so the tolerance is the
-    rounding interval of the recomputation plus half a unit of the printed difference, derived
-    per row in the note. Table 7's losses are printed to 2 decimals: the rounding interval
-    (±0.31 points) is wider than most of the printed differences, so nothing is reproduced;
-    each row is an explained discrepancy at the printed precision.
+    shows it as context. The losses are printed rounded (3 decimals in Table 6, 2 in Table 7),
+    so each claim gives ``ours_range``, the interval of 100·(L/L_ref − 1) over the losses'
+    rounding, and the book's one rounding rule decides
+    (:func:`moelaws.claims.core.status_of_interval`): reproduced when the whole interval is
+    within half a unit of the printed difference, undecidable when only part of it is, a
+    discrepancy when none is.
     """
     t = tables.loss_diffs(name)
     number = name[-1]
@@ -91,30 +98,25 @@ def _loss_diff_claims(name: str) -> list[Claim]:
             f"100·(({r.loss} + {h:g})/({ref_row.loss} − {h_ref:g}) − 1)] = "
             f"[{r.lower:.4f}, {r.upper:.4f}] %"
         )
-        derivation = (
-            f"{interval}, at most {r.half_width:.4f} from the central {r.ours:.4f}; plus half "
-            f"a unit of the printed {r.loss_diff_pct} ({printed_h:g}): "
-            f"tolerance {r.half_width + printed_h:.4f}."
+        accepted = (f"the printed {r.loss_diff_pct} accepts "
+                    f"[{float(r.loss_diff_pct) - printed_h:g}, "
+                    f"{float(r.loss_diff_pct) + printed_h:g}]")
+        decided = (name, r.loss_diff_pct) in _LOSS_DIFF_DECIDED
+        explanation = (
+            f"With {interval}: {accepted}, which holds the whole interval."
+            if decided else
+            f"Undecidable from the printed rounding: with {interval}, ±{r.half_width:.2f} "
+            f"points around our central {r.ours:.4f}, and {accepted}, so the interval holds "
+            "values the printed digits accept and values they reject. The paper computed the "
+            "difference from unrounded losses, which it does not print."
         )
-        compute = _row_value(lambda n=name: _diffs(n), i, "ours")
-        if name == "table6":
-            out.append(Claim(
-                P, ref, "loss difference to the best row (%)", r.loss_diff_pct, compute,
-                tolerance=float(r.half_width + printed_h), tolerance_reason=derivation,
-                inputs=inputs,
-            ))
-            continue
         out.append(Claim(
-            P, ref, "loss difference to the best row (%)", r.loss_diff_pct, compute,
-            expected="discrepancy", inputs=inputs,
-            explanation=(
-                "Not reproducible at the printed precision: the paper computed the difference "
-                "from unrounded losses, we only have them rounded. Our central value is "
-                f"{r.ours:.2f}; with {interval}, ±{r.half_width:.2f} points, wider than most "
-                "printed differences. The printed value is "
-                + ("consistent with" if r.consistent else "outside")
-                + " that interval (the chapter checks every row)."
-            ),
+            P, ref, "loss difference to the best row (%)", r.loss_diff_pct,
+            _row_value(lambda n=name: _diffs(n), i, "ours"),
+            ours_range=(lambda n=name, i=i: (float(_diffs(n).iloc[i]["lower"]),
+                                             float(_diffs(n).iloc[i]["upper"]))),
+            expected="reproduced" if decided else "undecidable", inputs=inputs,
+            explanation=explanation, kind="reproduction",
         ))
     return out
 
@@ -128,9 +130,11 @@ def _table7_param_claims() -> list[Claim]:
         ref = f"Table 7, l={r.l}, d={r.d}, n_exp={r.n_exp}, n_topk={r.n_topk}"
         note = "Eq. 1-2 with g = 4, relative to (l, d, n_exp, n_topk) = (8, 336, 43, 4)."
         out.append(Claim(P, ref, "N_active difference (%)", r.active_diff_pct,
-                         _row_value(_params7, i, "ours_active_diff"), explanation=note))
+                         _row_value(_params7, i, "ours_active_diff"), explanation=note,
+                         kind="reproduction"))
         out.append(Claim(P, ref, "N_total difference (%)", r.total_diff_pct,
-                         _row_value(_params7, i, "ours_total_diff"), explanation=note))
+                         _row_value(_params7, i, "ours_total_diff"), explanation=note,
+                         kind="reproduction"))
     return out
 
 
@@ -176,22 +180,24 @@ def _algebra_claims() -> list[Claim]:
     return [
         Claim(P, "Eq. 4 vs Eq. 3", "exponent of s in Eq. 4", "0.018", _eq4_from_eq3("s"),
               explanation="Log-log slope of Eq. 3 in s = n_exp/n_topk at fixed N_total and "
-              "n_exp, by finite differences."),
+              "n_exp, by finite differences.", kind="consistency"),
         Claim(P, "Eq. 4 vs Eq. 3", "exponent of n_exp in Eq. 4 (the n_exp penalty)", "0.005",
               _eq4_from_eq3("n_exp"),
               explanation="Log-log slope of Eq. 3 in n_exp at fixed N_total and s: "
-              "0.023 − 0.018. Positive: at equal N_total and s, more experts raise the loss."),
+              "0.023 − 0.018. Positive: at equal N_total and s, more experts raise the loss.",
+              kind="consistency"),
         Claim(P, "Eq. 3 ⇔ Eq. 4", "max |log Eq. 3 − log Eq. 4| over a grid", "0",
               _eq3_eq4_max_gap, tolerance=1e-12,
               tolerance_reason="floating-point rounding of two products of powers.",
               explanation="N_total 1e7-1e12, n_exp 2-512, n_topk 1-16: the two forms agree "
-              "to rounding, so Eq. 4's printed exponents are exactly Eq. 3's rearranged."),
+              "to rounding, so Eq. 4's printed exponents are exactly Eq. 3's rearranged.",
+              kind="consistency"),
         Claim(P, "App. C.2", "max ∂(N_active/N_total)/∂n_exp at fixed s > 1 (numerical)", "0",
               _max_numeric_slope, relation="<",
               explanation="Central differences of the App. C.2 ratio over n_exp 4-1024, "
               "s 1.5-32 (s ≤ n_exp/2), g 1-8: negative everywhere, so at fixed N_total and s "
               "more experts mean fewer active parameters (analytically "
-              "4·(3/g)·(1/s − 1)/(4 + 3n/g)²)."),
+              "4·(3/g)·(1/s − 1)/(4 + 3n/g)²).", kind="reproduction"),
     ]
 
 
@@ -215,27 +221,31 @@ def _qwen3_claims() -> list[Claim]:
     qref = "App. C.3, Qwen3-235B-A22B configuration"
     return [
         Claim(P, ref, "layers l", "94", _design_value("l"), expected="discrepancy",
-              explanation=_SWAP),
+              explanation=_SWAP, kind="reproduction"),
         Claim(P, ref, "hidden size d", "4096", _design_value("d"), expected="discrepancy",
-              explanation=_SWAP),
+              explanation=_SWAP, kind="reproduction"),
         Claim(P, ref, "experts n_exp", "128", _design_value("n_exp"),
               explanation="With n_exp up to 256 the routine picks 256 experts (n_topk 19): "
-              "the default grid stops at 2^7 = 128, the reading that reproduces the paper."),
-        Claim(P, ref, "active experts n_topk", "7", _design_value("n_topk")),
+              "the default grid stops at 2^7 = 128, the reading that reproduces the paper.",
+              kind="reproduction"),
+        Claim(P, ref, "active experts n_topk", "7", _design_value("n_topk"), kind="reproduction"),
         Claim(P, ref, "total parameters (B)", "234", _design_value("total", B),
-              explanation="Eq. 1 with g = 4 (Algorithm 1's 0.75 = 3/g)."),
+              explanation="Eq. 1 with g = 4 (Algorithm 1's 0.75 = 3/g).", kind="reproduction"),
         Claim(P, ref, "active parameters (B)", "21.7", _design_value("active", B),
-              explanation="Eq. 2 with g = 4."),
+              explanation="Eq. 2 with g = 4.", kind="reproduction"),
         Claim(P, qref, "layers l", "83", lambda: float(cfg_value.n_layers),
               expected="discrepancy",
               explanation="Qwen3-235B-A22B's config.json has 94 layers of width 4096; "
-              "(83, 5312) is what our routine returns (see the routine's claims)."),
+              "(83, 5312) is what our routine returns (see the routine's claims).",
+              kind="cross-paper"),
         Claim(P, qref, "hidden size d", "5312", lambda: float(cfg_value.d_model),
               expected="discrepancy",
-              explanation="Qwen3-235B-A22B's hidden size is 4096 (config.json)."),
-        Claim(P, qref, "active experts n_topk", "8", lambda: float(cfg_value.top_k)),
+              explanation="Qwen3-235B-A22B's hidden size is 4096 (config.json).",
+              kind="cross-paper"),
+        Claim(P, qref, "active experts n_topk", "8", lambda: float(cfg_value.top_k),
+              kind="cross-paper"),
         Claim(P, qref, "granularity g = d/d_exp", "2.7", qwen3.qwen3_granularity,
-              explanation="4096 / 1536 = 2.67, printed rounded to 2.7."),
+              explanation="4096 / 1536 = 2.67, printed rounded to 2.7.", kind="cross-paper"),
     ]
 
 
@@ -260,6 +270,7 @@ def _chinchilla_claims() -> list[Claim]:
             explanation="B·D^-β alone is 4-6 at 9-50B tokens (229·D^-0.16), twice the "
             "measured loss; no power-of-1000 unit of N or D brings the prediction into the "
             "paper's 2.3-3.3 range (see the chapter's units scan).",
+            kind="consistency",
         ))
         out.append(Claim(
             P, ref, "loss, printed α and β exchanged (α on D, β on N)", r.loss,
@@ -270,6 +281,7 @@ def _chinchilla_claims() -> list[Claim]:
             "variables: the prediction lands within 3% of the measured loss (both Table 6 "
             "runs about 2.6% low), versus a factor 2.4 as printed. The Table 6 runs are not "
             "the C.4 runs (different schedules), so an exact match is not expected.",
+            kind="derived",
         ))
     n_range = _n_range()
     out.append(Claim(
@@ -279,6 +291,7 @@ def _chinchilla_claims() -> list[Claim]:
         explanation="N_total 49.8M-3.29B (Table 4 cores with 128 or 256 experts), D 9-50B "
         "tokens. Holds, but vacuously: as printed the (256, 16) law predicts losses near "
         "90-170.",
+        kind="consistency",
     ))
     out.append(Claim(
         P, "Sec. 3.2 / App. C.4", "max of L(128,8) − L(256,16) at equal N_total and D, "
@@ -286,6 +299,7 @@ def _chinchilla_claims() -> list[Claim]:
         lambda: chinchilla.max_gap(n_range, swap_exponents=True), relation="<",
         explanation="Same range; with the exponents exchanged both laws predict 2.2-3.2 and "
         "(128, 8) is lower everywhere, by 0.04-0.19.",
+        kind="derived",
     ))
     return out
 

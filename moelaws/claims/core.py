@@ -27,12 +27,30 @@ import pandas as pd
 
 from moelaws import papers
 from moelaws.paper_data import data_dir
+from moelaws.rounding import REL_EPS, Status, status_of_interval
 from moelaws.validation import ExtrapolationWarning
 
 Relation = Literal["=", "<", ">", "<=", ">="]
-Expected = Literal["reproduced", "discrepancy"]
+Expected = Literal["reproduced", "discrepancy", "undecidable"]
+Kind = Literal["reproduction", "consistency", "cross-paper", "derived"]
 
-_REL_EPS = 1e-12
+KINDS: dict[str, str] = {
+    "reproduction": "a number the paper prints, recomputed by our code from the paper's own "
+    "formulas, tables or configurations, the way the paper says it was obtained",
+    "consistency": "the paper against itself: a printed number or statement checked against "
+    "another part of the same paper (a text count against a table, a fitted law against its "
+    "own table, one equation against another)",
+    "cross-paper": "a number or statement of one paper checked against another paper, a model "
+    "card or a vendor's configuration",
+    "derived": "the book's own result: a hypothesis, a refit or an extension of ours, compared "
+    "with a printed number for context",
+}
+"""The kinds of claim, each with what it means; every :class:`Claim` names one."""
+
+STATUSES: tuple[str, ...] = ("reproduced", "discrepancy", "undecidable", "error")
+"""Every status an evaluated claim can have, in the order reports list them."""
+
+_REL_EPS = REL_EPS
 
 DRIFT_RTOL = 1e-6
 """Relative tolerance within which an expected discrepancy's value must stay equal to the value
@@ -98,8 +116,12 @@ class Claim:
         Absolute tolerance. ``None`` (the default) means half a unit in the last printed digit.
     tolerance_reason
         Required when ``tolerance`` is given: why the printed precision is not the right one.
+    kind
+        Required (keyword): what kind of result the claim is, one of :data:`KINDS`:
+        ``"reproduction"``, ``"consistency"``, ``"cross-paper"`` or ``"derived"``.
     expected
-        ``"reproduced"`` or ``"discrepancy"``. A discrepancy needs an ``explanation``.
+        ``"reproduced"``, ``"discrepancy"`` or ``"undecidable"``. A discrepancy or an
+        undecidable claim needs an ``explanation``; ``"undecidable"`` needs ``ours_range``.
     explanation
         Why our value differs from the paper's (required for expected discrepancies), or any
         note the reader needs to interpret the comparison.
@@ -112,6 +134,12 @@ class Claim:
         For an expected discrepancy: our value, as recorded in :data:`EXPECTED_OURS_FILE`
         (filled in by :func:`all_claims`). Evaluation fails when ours drifts from it by more
         than :data:`DRIFT_RTOL` (relative).
+    ours_range
+        For a claim whose computation reads rounded printed ``inputs``: a function returning
+        the least and greatest value of ours as each of those inputs runs over its rounding
+        interval (half a unit of its last printed digit). Evaluation then compares that
+        interval, not one point, with the printed value (:func:`status_of_interval`). Only
+        for ``relation="="`` and the printed tolerance (no custom ``tolerance``).
     """
 
     paper: str
@@ -126,16 +154,42 @@ class Claim:
     explanation: str = ""
     inputs: tuple[str, ...] = ()
     expected_ours: float | None = None
+    ours_range: Callable[[], tuple[float, float]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    kind: Kind | None = None
 
     def __post_init__(self) -> None:
+        if self.kind is None:
+            raise ValueError(
+                f"claim {self.paper}: {self.ref}: {self.quantity} has no kind: add one of "
+                + ", ".join(f'kind="{k}" ({meaning})' for k, meaning in KINDS.items())
+                + " to its Claim(...) (moelaws.claims.core.KINDS)"
+            )
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.ref!r}: kind {self.kind!r} is not one of "
+                             f"{', '.join(KINDS)}")
         if self.paper not in papers.ids():
             raise ValueError(f"paper {self.paper!r} is not one of {papers.ids()}")
         if self.relation not in ("=", "<", ">", "<=", ">="):
             raise ValueError(f"relation {self.relation!r} is not one of =, <, >, <=, >=")
-        if self.expected not in ("reproduced", "discrepancy"):
-            raise ValueError(f"expected {self.expected!r} must be 'reproduced' or 'discrepancy'")
-        if self.expected == "discrepancy" and not self.explanation.strip():
-            raise ValueError(f"claim {self.ref!r}: an expected discrepancy needs an explanation")
+        if self.expected not in ("reproduced", "discrepancy", "undecidable"):
+            raise ValueError(f"expected {self.expected!r} must be 'reproduced', 'discrepancy' "
+                             "or 'undecidable'")
+        if self.expected != "reproduced" and not self.explanation.strip():
+            raise ValueError(f"claim {self.ref!r}: an expected {self.expected} needs an "
+                             "explanation")
+        if self.ours_range is not None:
+            if self.relation != "=" or self.tolerance is not None:
+                raise ValueError(f"claim {self.ref!r}: ours_range compares an interval with the "
+                                 "printed rounding: it needs relation '=' and no custom "
+                                 "tolerance")
+            if not self.inputs:
+                raise ValueError(f"claim {self.ref!r}: ours_range needs the rounded inputs it "
+                                 "propagates (inputs=...)")
+        elif self.expected == "undecidable":
+            raise ValueError(f"claim {self.ref!r}: only a claim with ours_range (the interval "
+                             "its rounded inputs allow) can be undecidable")
         if self.tolerance is not None:
             if not self.tolerance >= 0:
                 raise ValueError(f"claim {self.ref!r}: tolerance must be non-negative")
@@ -170,14 +224,17 @@ class Claim:
 class ClaimResult:
     """The evaluation of one :class:`Claim`.
 
-    ``status`` is ``"reproduced"`` or ``"discrepancy"`` (what we found) or ``"error"`` (our
-    computation raised); ``ok`` says whether that is what the claim expects.
+    ``status`` is ``"reproduced"``, ``"discrepancy"`` or ``"undecidable"`` (what we found) or
+    ``"error"`` (our computation raised); ``ok`` says whether that is what the claim expects.
+    ``ours_low`` and ``ours_high`` are the ends of the claim's ``ours_range`` (NaN without one).
     """
 
     claim: Claim
     ours: float
-    status: Literal["reproduced", "discrepancy", "error"]
+    status: Status
     error: str = ""
+    ours_low: float = math.nan
+    ours_high: float = math.nan
 
     @property
     def abs_err(self) -> float:
@@ -211,8 +268,11 @@ class ClaimResult:
             "paper": self.claim.paper,
             "ref": self.claim.ref,
             "quantity": self.claim.quantity,
+            "kind": self.claim.kind,
             "paper_value": self.claim.paper_value,
             "ours": _num(self.ours),
+            "ours_range": (None if math.isnan(self.ours_low)
+                           else [_num(self.ours_low), _num(self.ours_high)]),
             "abs_err": _num(self.abs_err),
             "rel_err": _num(self.rel_err),
             "tolerance": self.claim.tol,
@@ -241,19 +301,31 @@ def _satisfies(ours: float, claim: Claim) -> bool:
 def evaluate(claim: Claim) -> ClaimResult:
     """Compute our value for ``claim`` and compare it with the paper's.
 
-    Some claims evaluate a law far outside its fitted range on purpose (e.g. the allocation
-    law under the per-token reading of its compute, which its note explains), so the
-    package's :class:`~moelaws.validation.ExtrapolationWarning` is not raised here.
+    With ``claim.ours_range`` the status is that of the interval (:func:`status_of_interval`);
+    our central value must lie inside it. Some claims evaluate a law far outside its fitted
+    range on purpose (e.g. the allocation law under the per-token reading of its compute,
+    which its note explains), so the package's
+    :class:`~moelaws.validation.ExtrapolationWarning` is not raised here.
     """
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ExtrapolationWarning)
             ours = float(claim.compute())
+            low, high = (math.nan, math.nan) if claim.ours_range is None else (
+                float(v) for v in claim.ours_range())
     except Exception as exc:
         return ClaimResult(claim, math.nan, "error", f"{type(exc).__name__}: {exc}")
     if not math.isfinite(ours):
         return ClaimResult(claim, ours, "error", "our value is not finite")
-    status = "reproduced" if _satisfies(ours, claim) else "discrepancy"
+    status: Status
+    if claim.ours_range is not None:
+        eps = 1e-9 * max(1.0, abs(ours))
+        if not (math.isfinite(low) and math.isfinite(high) and low - eps <= ours <= high + eps):
+            return ClaimResult(claim, ours, "error", f"our value {ours:.10g} is not inside its "
+                               f"rounding interval [{low:.10g}, {high:.10g}]", low, high)
+        status = status_of_interval(low, high, claim.paper_value, claim.tol)
+    else:
+        status = "reproduced" if _satisfies(ours, claim) else "discrepancy"
     if status == "discrepancy" and claim.expected_ours is not None:
         recorded = claim.expected_ours
         if not math.isclose(ours, recorded, rel_tol=DRIFT_RTOL, abs_tol=1e-12):
@@ -261,9 +333,36 @@ def evaluate(claim: Claim) -> ClaimResult:
                 claim, ours, "error",
                 f"ours {ours:.10g} drifted from the recorded {recorded:.10g} "
                 f"(relative tolerance {DRIFT_RTOL:g}); if the change is intended, re-record "
-                "with moelaws.claims.core.record_expected_ours()",
+                "with moelaws.claims.core.record_expected_ours()", low, high,
             )
-    return ClaimResult(claim, ours, status)
+    return ClaimResult(claim, ours, status, "", low, high)
+
+
+def tolerance_exceptions(claims: Iterable[Claim] | None = None) -> pd.DataFrame:
+    """The exceptions to the book's one rounding rule: every claim with a tolerance of its own.
+
+    The rule (module docstring) is half a unit in the last printed digit, with rounded inputs
+    propagated as ``ours_range``; a claim departs from it only with a written reason, and this
+    list is the book's record of those departures.
+
+    Parameters
+    ----------
+    claims
+        Claims to list; ``None`` lists every registered claim.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per exception: key, printed, printed tolerance, tolerance, reason.
+    """
+    claims = all_claims() if claims is None else list(claims)
+    rows = [
+        {"key": c.key, "printed": c.printed, "printed tolerance": printed_tolerance(c.printed),
+         "tolerance": c.tolerance, "reason": c.tolerance_reason}
+        for c in claims if c.tolerance is not None
+    ]
+    return pd.DataFrame(rows, columns=["key", "printed", "printed tolerance", "tolerance",
+                                       "reason"])
 
 
 def _expected_ours_path() -> Path:
@@ -356,8 +455,8 @@ def results(paper: str | Iterable[str] | None = None) -> list[ClaimResult]:
 def table(paper: str | Iterable[str] | None = None) -> pd.DataFrame:
     """The claims of ``paper`` as a DataFrame, for display in the chapters.
 
-    Columns: reference, quantity, paper (the printed string), ours, |error|, tolerance,
-    status, expected, ok, note.
+    Columns: paper, reference, quantity, kind, relation, paper value (the printed string),
+    ours, |error|, tolerance, status, expected, ok, note.
     """
     rows = []
     for r in results(paper):
@@ -366,6 +465,7 @@ def table(paper: str | Iterable[str] | None = None) -> pd.DataFrame:
                 "paper": r.claim.paper,
                 "reference": r.claim.ref,
                 "quantity": r.claim.quantity,
+                "kind": r.claim.kind,
                 "relation": r.claim.relation,
                 "paper value": r.claim.printed,
                 "ours": r.ours,
@@ -381,16 +481,18 @@ def table(paper: str | Iterable[str] | None = None) -> pd.DataFrame:
 
 
 def summary(paper: str | Iterable[str] | None = None) -> pd.DataFrame:
-    """Counts per paper: claims, reproduced, explained discrepancies, unexpected outcomes."""
+    """Counts per paper: claims, reproduced, discrepancies, undecidable, unexpected outcomes."""
     df = table(paper)
     if df.empty:
-        return pd.DataFrame(columns=["claims", "reproduced", "discrepancy", "unexpected"])
+        return pd.DataFrame(columns=["claims", "reproduced", "discrepancy", "undecidable",
+                                     "unexpected"])
     grouped = df.groupby("paper", sort=False)
     return pd.DataFrame(
         {
             "claims": grouped.size(),
             "reproduced": grouped["status"].apply(lambda s: int((s == "reproduced").sum())),
             "discrepancy": grouped["status"].apply(lambda s: int((s == "discrepancy").sum())),
+            "undecidable": grouped["status"].apply(lambda s: int((s == "undecidable").sum())),
             "unexpected": grouped["ok"].apply(lambda s: int((~s).sum())),
         }
     )

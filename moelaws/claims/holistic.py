@@ -56,6 +56,7 @@ for i, row in _TABLE2.iterrows():
                 _table2_value(quantity, int(i)),
                 expected="discrepancy" if bad else "reproduced",
                 explanation=_EQ2_ROUNDING if bad else "",
+                kind="reproduction",
             )
         )
 
@@ -68,19 +69,19 @@ _COEF_DEGENERACY = (
 )
 CLAIMS += [
     Claim(P, "Eq. 2, M_opt exponent, refit from Table 2", "exponent", "0.5437",
-          lambda: _REFIT()["M_exp"]),
+          lambda: _REFIT()["M_exp"], kind="consistency"),
     Claim(P, "Eq. 2, M_opt coefficient, refit from Table 2 (free exponent)", "coefficient",
           "0.04368", lambda: _REFIT()["M_coef"], expected="discrepancy",
-          explanation=_COEF_DEGENERACY),
+          explanation=_COEF_DEGENERACY, kind="consistency"),
     Claim(P, "Eq. 2, M_opt coefficient, refit from Table 2 (exponent fixed at 0.5437)",
-          "coefficient", "0.04368", lambda: _REFIT()["M_coef_at_printed_exp"]),
+          "coefficient", "0.04368", lambda: _REFIT()["M_coef_at_printed_exp"], kind="consistency"),
     Claim(P, "Eq. 2, D_opt exponent, refit from Table 2", "exponent", "0.4563",
-          lambda: _REFIT()["D_exp"]),
+          lambda: _REFIT()["D_exp"], kind="consistency"),
     Claim(P, "Eq. 2, D_opt coefficient, refit from Table 2 (free exponent)", "coefficient",
           "22.8929", lambda: _REFIT()["D_coef"], expected="discrepancy",
-          explanation=_COEF_DEGENERACY),
+          explanation=_COEF_DEGENERACY, kind="consistency"),
     Claim(P, "Eq. 2, D_opt coefficient, refit from Table 2 (exponent fixed at 0.4563)",
-          "coefficient", "22.8929", lambda: _REFIT()["D_coef_at_printed_exp"]),
+          "coefficient", "22.8929", lambda: _REFIT()["D_coef_at_printed_exp"], kind="consistency"),
 ]
 
 
@@ -106,26 +107,29 @@ CLAIMS += [
     Claim(P, "Sec. 7 Limitations (1): '~670 models'", "appendix configurations (Tables 5-21)",
           "6.7e2", _rows(),
           explanation="'~670' is a count rounded to tens, transcribed as 6.7e2 so that its "
-          "printed precision (half a unit of the tens digit, ±5) is the tolerance."),
+          "printed precision (half a unit of the tens digit, ±5) is the tolerance.",
+          kind="consistency"),
     Claim(P, "Sec. 8 Conclusion: 'over 670 model configurations'",
           "appendix configurations (Tables 5-21)", "670", _rows(), relation=">",
           expected="discrepancy",
           explanation="Tables 5-21 list 667 configurations (parsed row by row; every row "
           "satisfies d_d = 3d and L = L_d + L_m). With App. E's 30 untabulated FFN-ratio "
-          "runs the total is 697, so 'over 670' holds only if those are counted."),
+          "runs the total is 697, so 'over 670' holds only if those are counted.",
+          kind="consistency"),
     Claim(P, "Sec. 4.3 / App. F.3: '144 experiments in total' (Tables 5-8)", "rows",
-          "144", _rows("4.3")),
+          "144", _rows("4.3"), kind="consistency"),
     Claim(P, "Sec. 4.3: '10 distinct configurations' (Tables 5-8)", "configurations",
-          "10", lambda: float(analysis.sec43_configurations()["config"].nunique())),
+          "10", lambda: float(analysis.sec43_configurations()["config"].nunique()),
+          kind="consistency"),
     Claim(P, "Sec. 5.2: '6 x 6 x 6 = 216 unique experimental configurations' (Tables 9-14)",
-          "rows", "216", _rows("5.2")),
+          "rows", "216", _rows("5.2"), kind="consistency"),
     Claim(P, "Sec. 4.2.2 / App. F.4: dimensions are multiples of 2^3 to 2^5",
           "largest power of two dividing every d and d_m", "8", _smallest_power_of_two,
-          relation=">="),
+          relation=">=", kind="consistency"),
     Claim(P, "Sec. 5.1 / Eq. 5: M/N_a > 6", "smallest M/N_a over all 667 rows", "6",
-          _min_m_over_na, relation=">"),
+          _min_m_over_na, relation=">", kind="consistency"),
     Claim(P, "Sec. 5.2: upper limit of N/N_a, (N_e+1)/(K+1), 'around 32'", "N/N_a bound",
-          "32", lambda: ratio_bounds()["N/N_a"][1]),
+          "32", lambda: ratio_bounds()["N/N_a"][1], kind="reproduction"),
 ]
 
 _GRID_EXPLANATION = (
@@ -148,6 +152,7 @@ for scale, table in analysis.GRID_TABLES.items():
             ),
             expected="discrepancy" if miss else "reproduced",
             explanation=_GRID_EXPLANATION.format(dev=_GRID_MISSES[table]) if miss else "",
+            kind="consistency",
         )
     )
 
@@ -185,6 +190,7 @@ for table, section in data.SECTION_OF_TABLE.items():
             + " Counted with Eq. 3 and Table 4's heads, which put the grid rows' M/N_a on "
             "the sampled values better than any power-of-two setting with other query or "
             "key-value widths (analysis.head_setting_scan), so the heads are not the cause.",
+            kind="consistency",
         )
     )
 
@@ -212,6 +218,7 @@ for scale, table in analysis.SWEEP_TABLES.items():
             lambda s=scale, t=table: analysis.realised_n_over_na(s, t),
             expected="reproduced" if scale in _N_OK_SWEEP else "discrepancy",
             explanation="" if scale in _N_OK_SWEEP else _N_SWEEP_EXPLANATION,
+            kind="consistency",
         )
     )
     CLAIMS.append(
@@ -223,6 +230,7 @@ for scale, table in analysis.SWEEP_TABLES.items():
             lambda s=scale: analysis.realised_n_over_na(s, 15),
             expected="reproduced" if scale in _N_OK_T15 else "discrepancy",
             explanation="" if scale in _N_OK_T15 else _N_TABLE15_EXPLANATION,
+            kind="consistency",
         )
     )
 
@@ -234,6 +242,7 @@ CLAIMS.append(
         "0",
         lambda: analysis.optimal_ratio_fit(6.0).exponent_ci[1],
         relation="<",
+        kind="consistency",
     )
 )
 
@@ -259,6 +268,7 @@ for scale, table in analysis.SWEEP_TABLES.items():
             d_lo,
             lambda s=scale: float(_SWEEP().set_index("scale").loc[s, "feasible d min"]),
             relation="<=",
+            kind="consistency",
         ),
         Claim(
             P,
@@ -270,5 +280,6 @@ for scale, table in analysis.SWEEP_TABLES.items():
             relation=">=",
             expected="discrepancy" if miss else "reproduced",
             explanation=_SWEEP_TOP_EXPLANATION if miss else "",
+            kind="consistency",
         ),
     ]

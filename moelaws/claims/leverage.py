@@ -107,15 +107,18 @@ CLAIMS: list[Claim] = [
         P, "Sec. 1 and Sec. 4.2.3, A = 3.1 %, G = 12, C = 1e22", "EL predicted by Eq. 4", "7",
         lambda: float(efficiency_leverage(**checks.HEADLINE)), relation=">",
         explanation=_BASES,
+        kind="reproduction",
     ),
     Claim(
         P, "Sec. 1, key finding 2 ('between 8 and 12')", "optimal granularity G*, lower end",
         "8", lambda: float(optimal_granularity()), relation=">=",
         explanation="G* = 2^(-beta/(2 gamma)) = 11.34, independent of A and C.",
+        kind="reproduction",
     ),
     Claim(
         P, "Sec. 1, key finding 2 ('between 8 and 12')", "optimal granularity G*, upper end",
         "12", lambda: float(optimal_granularity()), relation="<=",
+        kind="reproduction",
     ),
     Claim(
         P, "Sec. 4.2.1 ('when A = 1, we have EL = 1'), at C = 1e22, G = 2",
@@ -128,12 +131,14 @@ CLAIMS: list[Claim] = [
         "A-hat(1) = 1.0163 and EL(A = 1) = 1.0163^exponent = 0.991 at 1e22 FLOPs (0.998 at "
         "1e18). The saturating transform of Eq. 1 passes through 1 at A = 1 only for a "
         "particular A_max, which the fit did not impose.",
+        kind="consistency",
     ),
     Claim(
         P, "App. C ('our MoE's EL is typically under 10x')",
         "largest Eq. 4 EL over the Tables 8-10 MoEs at their max training FLOPs", "10",
         lambda: checks.max_el_at_trained_budgets("A_routed"), relation="<",
         explanation="With A = E_a/E; with Sec. 2.1's A the largest is 5.0. " + _ROUTED,
+        kind="consistency",
     ),
     Claim(
         P, "Sec. 4.2.3, residuals of the Eq. 4 fit",
@@ -142,17 +147,20 @@ CLAIMS: list[Claim] = [
         explanation="sqrt((200 x 0.2169^2 + 24 x 0.5275^2 - 224 x 0.0273^2)/223) = 0.2672, "
         "not 0.2803; the train/validation RMSEs, the residual mean and the residual sd cannot "
         "all describe the same 224 residuals (the rounding of the inputs moves ours by 1e-4).",
+        kind="consistency",
     ),
     # --- MoE-mini (Table 1 configuration) -------------------------------------------------
     Claim(
         P, _MOE_MINI_SEC5, "activation ratio A (%)", "3.4", lambda: checks.moe_mini()["A"] * PCT,
         explanation="A = (E_a + E_s)/(E + E_s) = 13/385 from Table 1.",
+        kind="reproduction",
     ),
     Claim(
         P, "Sec. 1, the MoE designed from Eq. 4 (MoE-mini)", "activation ratio A (%)", "3.1",
         lambda: checks.moe_mini()["A"] * PCT, expected="discrepancy",
         explanation="Table 1 gives A = 13/385 = 3.38 % (as Sec. 5 says, 3.4 %). The "
         "introduction's 3.1 % is E_a/E = 12/384 = 3.125 %, routed experts only. " + _ROUTED,
+        kind="reproduction",
     ),
     Claim(
         P, _MOE_MINI_SEC5, "granularity G = 2 d_model/d_expert", "12",
@@ -161,24 +169,28 @@ CLAIMS: list[Claim] = [
         "the configuration with 384 experts and 12 active has G = 12 (E_a d_expert = "
         "2 d_model there), which may be where the label comes from; MoE-mini has "
         "E_a d_expert = 4608, not 4096.",
+        kind="reproduction",
     ),
     Claim(
         P, "Sec. 5, MoE-mini at 1e22 FLOPs with the stated A = 3.4 %, G = 12",
         "EL predicted by Eq. 4", "7", _moe_mini("EL_text"), relation=">",
         expected="discrepancy",
         explanation="Eq. 4 gives 6.96 at A = 3.4 %, G = 12: just below 7. " + _BASES,
+        kind="reproduction",
     ),
     Claim(
         P, "Sec. 5, MoE-mini at 1e22 FLOPs, A = 13/385 and G = 10.67 from Table 1",
         "EL predicted by Eq. 4", "7", _moe_mini("EL_config"), relation=">",
         expected="discrepancy",
         explanation="6.98 with Sec. 2.1's activation ratio; see the next claim for E_a/E.",
+        kind="consistency",
     ),
     Claim(
         P, "Sec. 5, MoE-mini at 1e22 FLOPs, A = E_a/E = 12/384 and G = 10.67 from Table 1",
         "EL predicted by Eq. 4", "7", _moe_mini("EL_config_routed"), relation=">",
         explanation="7.22: the prediction exceeds 7 if the law's A is E_a/E, the convention "
         "of the introduction's 3.1 %. " + _ROUTED,
+        kind="consistency",
     ),
     Claim(
         P, "Sec. 5.2 and App. H ('only about 13 %')",
@@ -186,11 +198,13 @@ CLAIMS: list[Claim] = [
         lambda: checks.moe_mini()["active_ratio"] * PCT, expected="discrepancy",
         explanation="0.839B/6.107B = 13.7 %, which rounds to 14 % (the printed 0.85/6.11 "
         "gives 13.9 %).",
+        kind="reproduction",
     ),
     Claim(
         P, "Sec. 5 ('active parameter count ... more than seven times')",
         "Dense-6.1B / MoE-mini active parameters", "7",
         lambda: 1.0 / checks.moe_mini()["active_ratio"], relation=">",
+        kind="reproduction",
     ),
     Claim(
         P, "Sec. 5 ('training costs ... more than seven times those of MoE-mini')",
@@ -198,12 +212,14 @@ CLAIMS: list[Claim] = [
         _moe_mini("M_ratio"), relation=">", expected="discrepancy",
         explanation="App. I's own FLOP count gives 6.2x (5.4x with the logits): attention "
         "over the 4,096-token context costs both models alike. Only 6 N_a (7.3x) exceeds 7.",
+        kind="reproduction",
     ),
     Claim(
         P, "App. E.1, 4 of 64 experts active plus one shared", "activation ratio A (%)", "7.8",
         _e1_activation, expected="discrepancy",
         explanation="Sec. 2.1's definition gives 5/65 = 7.69 %; 7.8 % is (E_a + E_s)/E = "
         "5/64 = 7.81 %, a third convention.",
+        kind="reproduction",
     ),
     # --- Table 5 ---------------------------------------------------------------------------
     *[
@@ -213,6 +229,7 @@ CLAIMS: list[Claim] = [
             lambda fam=fam: float(checks.table5().loc[fam, "coefficient product"]),
             tolerance=float(checks.table5().loc[fam, "rounding bound"]),
             tolerance_reason="propagated half-unit rounding of the two printed coefficients.",
+            kind="consistency",
         )
         for fam in ("dense", "moe")
     ],
@@ -222,6 +239,7 @@ CLAIMS: list[Claim] = [
             "sum of the M_opt and D_opt exponents", "1",
             lambda fam=fam: float(checks.table5().loc[fam, "exponent sum"]),
             tolerance=1e-4, tolerance_reason="two exponents printed to 4 decimals.",
+            kind="consistency",
         )
         for fam in ("dense", "moe")
     ],
@@ -231,11 +249,13 @@ CLAIMS: list[Claim] = [
         "M_opt(MoE) / M_opt(dense)", "1", lambda: checks.allocation_ratio(3e17, "M"),
         relation="<",
         explanation="The ratio falls with C (exponent 0.5095 < 0.5422): true above 1.8e14.",
+        kind="reproduction",
     ),
     Claim(
         P, "App. E.2 ('... but trained on more data'), at 3e17 FLOPs",
         "D_opt(MoE) / D_opt(dense)", "1", lambda: checks.allocation_ratio(3e17, "D"),
         relation=">",
+        kind="reproduction",
     ),
     # --- Eq. 5 against the printed hyper-parameters ---------------------------------------
     *[
@@ -246,6 +266,7 @@ CLAIMS: list[Claim] = [
             explanation="Eq. 5 reaches the printed eta only at 3.5x (smallest group) to 1.9x "
             "(largest) the max training FLOPs: the printed rates follow C^-0.136, not "
             "C^-0.1529.",
+            kind="consistency",
         )
         for g, eta, cmax in ((1, "1.52e-3", "2e18"), (6, "7.0e-4", "6e20"))
     ],
@@ -256,6 +277,7 @@ CLAIMS: list[Claim] = [
             lambda g=g: checks.hyperparameter(8, g, "B"), expected="discrepancy",
             explanation="Every printed B of Tables 8-11 is Eq. 5 at 1.80-1.88x the group's "
             "max training FLOPs (about 1.25x Eq. 5's batch at C_max).",
+            kind="consistency",
         )
         for g, b, cmax in ((1, "98", "2e18"), (6, "795", "6e20"))
     ],
@@ -265,6 +287,7 @@ CLAIMS: list[Claim] = [
             "peak learning rate eta, Eq. 5 at the max training FLOPs", eta,
             lambda g=g: checks.hyperparameter(12, g, "eta"), expected="discrepancy",
             explanation=f"Ten times Table 8's {t8} for the same budget: a misprint.",
+            kind="consistency",
         )
         for g, eta, t8, cmax in (
             (4, "9.5e-3", "9.5e-4", "6e19"),
@@ -279,10 +302,12 @@ CLAIMS: list[Claim] = [
         expected="discrepancy",
         explanation="E = 256, E_a = 2, E_s = 1: Sec. 2.1 gives 3/257 = 1.17 %; 0.8 % is "
         "E_a/E = 2/256. " + _ROUTED,
+        kind="consistency",
     ),
     Claim(
         P, "App. F.1 (Table 8: 'from 0.8 % to 100 %')", "highest activation ratio A (%)",
         "100", lambda: _g(8, "A", "max")() * PCT,
+        kind="consistency",
     ),
     Claim(
         P, "Fig. 4a ('fixed granularity (G = 2)'), Table 8 group 1 (d_model = 384)",
@@ -290,19 +315,23 @@ CLAIMS: list[Claim] = [
         tolerance_reason=_DESIGN_REASON, expected="discrepancy",
         explanation="d_expert = 320 gives G = 768/320 = 2.4; the other groups have "
         "d_expert = d_model (G = 2), and Tables 9 and 11 use d_expert = 384 at this size.",
+        kind="consistency",
     ),
     Claim(
         P, "Fig. 4a, Table 8 groups 2-6", "granularity G", "2",
         lambda: float(checks.table_metrics(8).query("group > 1")["G"].max()),
         tolerance=_DESIGN_TOL, tolerance_reason=_DESIGN_REASON,
+        kind="consistency",
     ),
     Claim(
         P, "App. F.2 (Table 9: granularity 'from 2 to 16')", "lowest granularity G", "2",
         _g(9, "G", "min"), tolerance=_DESIGN_TOL, tolerance_reason=_DESIGN_REASON,
+        kind="consistency",
     ),
     Claim(
         P, "App. F.2 (Table 9: granularity 'from 2 to 16')", "highest granularity G", "16",
         _g(9, "G", "max"), tolerance=_DESIGN_TOL, tolerance_reason=_DESIGN_REASON,
+        kind="consistency",
     ),
     Claim(
         P, "Fig. 4b ('a fixed activation ratio (A = 3.1 %)'), Table 9",
@@ -310,6 +339,7 @@ CLAIMS: list[Claim] = [
         expected="discrepancy",
         explanation="Sec. 2.1 gives 3/65 = 4.62 % for every Table 9 row; E_a/E = 2/64 = "
         "3.125 % reproduces 3.1 %. " + _ROUTED,
+        kind="consistency",
     ),
     Claim(
         P, "App. F.2 (Table 9: 'keep computational cost (FLOPs) per token constant')",
@@ -317,6 +347,7 @@ CLAIMS: list[Claim] = [
         tolerance=0.01,
         tolerance_reason="d_expert is printed as an integer (e.g. 85 for 512/6), so M can be "
         "equal only up to the rounding of d_expert, at most 0.5/48 (1 %).",
+        kind="consistency",
     ),
     Claim(
         P, "Table 10 caption ('E_a + E_s = 12'), group 4 (d_model = 768), row 5",
@@ -324,14 +355,17 @@ CLAIMS: list[Claim] = [
         explanation="Printed E_a = 11, E_s = 2 (13 experts); the other groups have 11 and 1. "
         "With E_s = 2 the intended row may be E_a = 10, the S = 16.7 % that App. F.3 reports "
         "as optimal at small budgets but no other Table 10 row has.",
+        kind="consistency",
     ),
     Claim(
         P, "App. F.3 (Table 10: S 'from 0 %')", "lowest sharing ratio S (%)", "0",
         lambda: _g(10, "S", "min")() * PCT,
+        kind="consistency",
     ),
     Claim(
         P, "App. F.3 (Table 10: S '... to 83.3 %')", "highest sharing ratio S (%)", "83.3",
         lambda: _g(10, "S", "max")() * PCT,
+        kind="consistency",
     ),
     Claim(
         P, "App. F.3 ('we fix the total model size M'), Table 10, App. I as printed",
@@ -340,6 +374,7 @@ CLAIMS: list[Claim] = [
         expected="discrepancy",
         explanation="App. I prices a shared expert at 4 d d_shared but a routed one at "
         "6 d d_expert, so trading routed for shared experts changes M by up to 16 %.",
+        kind="consistency",
     ),
     Claim(
         P, "App. F.3 ('we fix the total model size M'), Table 10, shared experts at "
@@ -349,6 +384,7 @@ CLAIMS: list[Claim] = [
         tolerance=0.01, tolerance_reason="as for Table 9 (integer widths).",
         explanation="With a shared expert priced like a routed one, M is exactly constant: "
         "App. I's factor 4 for shared experts is most likely a misprint for 6.",
+        kind="consistency",
     ),
     Claim(
         P, "App. F.4 (Table 11: dense layers 'set to match the total dimension of the "
@@ -359,6 +395,7 @@ CLAIMS: list[Claim] = [
         explanation="d_ffn = 4 d_model (1280 for d_model = 384) while the three active "
         "experts total 3 d_model: ratios 1.11-1.33. M still changes by at most 1.3 % because "
         "only 1-3 of 60 layers are dense.",
+        kind="consistency",
     ),
     Claim(
         P, "Sec. 4.1 ('we train each model on over three times its optimal number of "
@@ -367,6 +404,7 @@ CLAIMS: list[Claim] = [
         _overtraining((8, 9, 10, 12), "min"), relation=">",
         explanation="M is the non-embedding FLOPs per token (Sec. 2.1); with the logits "
         "included the smallest models would fall below 3.",
+        kind="consistency",
     ),
     Claim(
         P, "Sec. 4.1 (as above), Table 11 (60-layer models)",
@@ -375,18 +413,21 @@ CLAIMS: list[Claim] = [
         explanation="The 60-layer models keep the shallow models' budgets, so they see 0.06-"
         "0.63 times their compute-optimal tokens: strongly under-trained, or the budget "
         "column was copied from Table 8.",
+        kind="consistency",
     ),
     Claim(
         P, "Abstract and Sec. 1 ('over 300 models up to 28B parameters'), Tables 8-12",
         "largest total parameters N (B, non-embedding)", "28",
         lambda: float(checks.all_metrics()["N"].max()) / 1e9,
         explanation="Table 8, E = 256, d_model = 1280, 22 layers: 27.9B.",
+        kind="consistency",
     ),
     Claim(
         P, "App. K ('All models ... for up to 3e20 FLOPs') vs Tables 8-12",
         "largest max training FLOPs in Tables 8-12", "3e20", _max_budget,
         expected="discrepancy",
         explanation="Every table lists a 6e20 group (d_model = 1280, 22 layers).",
+        kind="consistency",
     ),
     Claim(
         P, "App. F.4 and Fig. 14 (attention FLOPs ratio 'within a broad range (20 %-50 %)'), "
@@ -394,12 +435,14 @@ CLAIMS: list[Claim] = [
         lambda: _g(12, "attn_share", "min")() * PCT, expected="discrepancy",
         explanation="Attention / (attention + FFN + logits) of App. I spans 30.0-45.7 %; "
         "without the logits 42-84 %, projections only 10-28 %: no reading spans 20-50 %.",
+        kind="consistency",
     ),
     Claim(
         P, "App. F.4 and Fig. 14 ('20 %-50 %'), Table 12",
         "highest attention share of App. I forward FLOPs (%)", "50",
         lambda: _g(12, "attn_share", "max")() * PCT, expected="discrepancy",
         explanation="See the previous claim.",
+        kind="consistency",
     ),
     # --- Tables 7 and 2 ---------------------------------------------------------------------
     *[
@@ -412,6 +455,7 @@ CLAIMS: list[Claim] = [
                 "Mean of all 34 benchmarks; the mean of the five category means is 47.8/49.4."
                 if cat == "All" else ""
             ),
+            kind="reproduction",
         )
         for cat, dense, moe in _CATEGORY_ROWS
         for name, col, printed in (("Dense-6.1B", "dense", dense), ("MoE-mini", "moe", moe))
@@ -422,6 +466,7 @@ CLAIMS: list[Claim] = [
         lambda: float(tables.category_means("overall").eval("moe - dense").iloc[0]),
         tolerance=_AVG_TOL, tolerance_reason=_AVG_REASON,
         inputs=(f"{_T7}: per-benchmark scores of Dense-6.1B and MoE-mini",),
+        kind="reproduction",
     ),
     Claim(
         P, "App. H (HumanEval-Plus: 'an impressive lead of over 16 points')",
@@ -429,5 +474,6 @@ CLAIMS: list[Claim] = [
         lambda: float(tables.load_table7().query("metric == 'HumanEval-Plus'")
                       .eval("moe - dense").iloc[0]),
         relation=">",
+        kind="reproduction",
     ),
 ]

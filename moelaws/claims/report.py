@@ -21,7 +21,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from moelaws import papers
-from moelaws.claims.core import ClaimResult, results
+from moelaws.claims.core import KINDS, STATUSES, ClaimResult, results
 
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>|$~#!])")
 
@@ -76,7 +76,7 @@ def _check_paper(paper: str) -> None:
 
 
 def counts(res: Iterable[ClaimResult]) -> dict[str, int]:
-    """Claims, reproduced, discrepancies, errors and outcomes that differ from the expected one.
+    """Claims, reproduced, discrepancies, undecidable, errors, and unexpected outcomes.
 
     Parameters
     ----------
@@ -86,13 +86,15 @@ def counts(res: Iterable[ClaimResult]) -> dict[str, int]:
     Returns
     -------
     dict
-        Keys ``claims``, ``reproduced``, ``discrepancy``, ``error``, ``unexpected``.
+        Keys ``claims``, ``reproduced``, ``discrepancy``, ``undecidable``, ``error``,
+        ``unexpected``.
     """
     res = list(res)
     return {
         "claims": len(res),
         "reproduced": sum(r.status == "reproduced" for r in res),
         "discrepancy": sum(r.status == "discrepancy" for r in res),
+        "undecidable": sum(r.status == "undecidable" for r in res),
         "error": sum(r.status == "error" for r in res),
         "unexpected": sum(not r.ok for r in res),
     }
@@ -156,6 +158,8 @@ def summary_markdown(paper: str) -> str:
         f"**{_plural(n['claims'], 'claim', 'claims')} checked: {n['reproduced']} reproduced, "
         f"{_plural(n['discrepancy'], 'discrepancy', 'discrepancies')} with the paper"
     )
+    if n["undecidable"]:
+        head += f", {n['undecidable']} undecidable from the printed rounding"
     if n["error"]:
         head += f", {_plural(n['error'], 'computation error', 'computation errors')}"
     head += ".**"
@@ -171,6 +175,10 @@ def summary_markdown(paper: str) -> str:
     if discrepancies:
         parts.append("Where our numbers differ from the paper's, and why:")
         parts.append("\n".join(_grouped_items(discrepancies)))
+    undecidable = [r for r in res if r.status == "undecidable" and r.ok]
+    if undecidable:
+        parts.append("Where the printed rounding cannot decide, and why:")
+        parts.append("\n".join(_grouped_items(undecidable)))
     unexpected = [r for r in res if not r.ok]
     if unexpected:
         parts.append("Not as expected:")
@@ -227,10 +235,50 @@ def overview() -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Index: paper id; columns: paper (title), claims, reproduced, discrepancy, error,
-        unexpected. Papers with no registered claims have zero counts.
+        Index: paper id; columns: paper (title), claims, reproduced, discrepancy, undecidable,
+        error, unexpected. Papers with no registered claims have zero counts.
     """
     rows = []
     for paper in papers.having("claims"):
         rows.append({"paper id": paper.id, "paper": paper.title, **counts(results(paper.id))})
     return pd.DataFrame(rows).set_index("paper id")
+
+
+def kind_status_counts(res: Iterable[ClaimResult] | None = None) -> pd.DataFrame:
+    """Claims counted by kind and status: the reproducibility page's table.
+
+    Parameters
+    ----------
+    res
+        Evaluated claims; ``None`` evaluates every registered claim.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: every kind of :data:`moelaws.claims.core.KINDS` and ``"all"``; columns: every
+        status of :data:`moelaws.claims.core.STATUSES` and ``"claims"`` (the row's total).
+    """
+    res = results() if res is None else list(res)
+    frame = pd.DataFrame(0, index=[*KINDS, "all"], columns=[*STATUSES, "claims"])
+    for r in res:
+        frame.loc[str(r.claim.kind), r.status] += 1
+    frame.loc["all", list(STATUSES)] = frame.loc[list(KINDS), list(STATUSES)].sum()
+    frame["claims"] = frame[list(STATUSES)].sum(axis=1)
+    frame.index.name = "kind"
+    return frame
+
+
+def discrepancies_with_the_paper(res: Iterable[ClaimResult] | None = None) -> int:
+    """How many printed numbers our recomputation does not reproduce.
+
+    Only reproductions count: a consistency check that fails is the paper disagreeing with
+    itself, a cross-paper one two sources disagreeing, a derived one our own result; none of
+    them is a number of the paper that we failed to reproduce.
+
+    Parameters
+    ----------
+    res
+        Evaluated claims; ``None`` evaluates every registered claim.
+    """
+    res = results() if res is None else list(res)
+    return sum(r.claim.kind == "reproduction" and r.status == "discrepancy" for r in res)

@@ -27,6 +27,7 @@ COLUMNS: tuple[str, ...] = (
     "table",
     "reference",
     "quantity",
+    "kind",
     "relation",
     "paper value",
     "ours",
@@ -40,10 +41,14 @@ COLUMNS: tuple[str, ...] = (
 )
 """The columns of every reproduced table, in order.
 
-``paper value`` is the number as the paper prints it; ``difference`` is ours minus the paper's;
+``kind`` says what kind of result the claim is (:data:`moelaws.claims.core.KINDS`:
+reproduction, consistency, cross-paper, derived); ``paper value`` is the number as the paper
+prints it; ``difference`` is ours minus the paper's;
 ``relative difference`` is that divided by the paper's magnitude (empty when the paper prints
 0); ``status`` is ``reproduced`` when ours is within ``tolerance`` of the paper's value (or
-satisfies ``relation``), ``discrepancy`` otherwise, ``error`` when our computation failed;
+satisfies ``relation``), ``discrepancy`` otherwise, ``undecidable`` when the rounding of the
+printed inputs leaves both possible (:func:`moelaws.claims.core.status_of_interval`),
+``error`` when our computation failed;
 ``as expected`` is ``yes`` when the status is the one the registry expects, else ``NO``.
 """
 
@@ -100,6 +105,7 @@ def _row(r: ClaimResult) -> dict[str, object]:
         "table": table_of(r.claim.ref),
         "reference": r.claim.ref,
         "quantity": r.claim.quantity,
+        "kind": r.claim.kind,
         "relation": r.claim.relation,
         "paper value": r.claim.printed,
         "ours": _finite(r.ours),
@@ -158,8 +164,8 @@ def list_tables(paper: str | None = None) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per (paper, table), tables in numeric order: paper, table, claims,
-        reproduced, discrepancy, error, references (the distinct claim references, ``"; "``
-        separated), csv (the file name of its download in the book).
+        reproduced, discrepancy, undecidable, error, references (the distinct claim
+        references, ``"; "`` separated), csv (the file name of its download in the book).
 
     Raises
     ------
@@ -186,13 +192,14 @@ def list_tables(paper: str | None = None) -> pd.DataFrame:
                     "claims": len(members),
                     "reproduced": sum(r.status == "reproduced" for r in members),
                     "discrepancy": sum(r.status == "discrepancy" for r in members),
+                    "undecidable": sum(r.status == "undecidable" for r in members),
                     "error": sum(r.status == "error" for r in members),
                     "references": "; ".join(refs),
                     "csv": csv_name(p, name),
                 }
             )
-    columns = ["paper", "table", "claims", "reproduced", "discrepancy", "error", "references",
-               "csv"]
+    columns = ["paper", "table", "claims", "reproduced", "discrepancy", "undecidable", "error",
+               "references", "csv"]
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 
 from moelaws.constrained.law import active_params, total_params
 from moelaws.paper_data import read_csv
+from moelaws.rounding import status_of_interval
 
 TABLES: dict[str, str] = {
     "table4": "table4.csv",
@@ -106,8 +107,10 @@ def loss_diffs(name: str) -> pd.DataFrame:
     pandas.DataFrame
         The table plus ``group``, ``ref_loss``, ``ours`` (central value), ``lower``,
         ``upper`` (the rounding interval), ``printed`` (the printed difference as a float),
-        ``half_width`` (largest distance from ``ours`` to an interval end) and ``consistent``
-        (the printed difference, ± half its last digit, meets the interval).
+        ``half_width`` (largest distance from ``ours`` to an interval end), ``consistent``
+        (the printed difference, ± half its last digit, meets the interval) and ``status``
+        (the book's rounding rule, :func:`moelaws.rounding.status_of_interval`: reproduced,
+        undecidable or discrepancy).
 
     Raises
     ------
@@ -138,6 +141,8 @@ def loss_diffs(name: str) -> pd.DataFrame:
     t["half_width"] = np.maximum(t["upper"] - t["ours"], t["ours"] - t["lower"])
     p_h = t["loss_diff_pct"].map(half_unit)
     t["consistent"] = (t["printed"] + p_h >= t["lower"]) & (t["printed"] - p_h <= t["upper"])
+    t["status"] = [status_of_interval(lo, hi, p, tol) for lo, hi, p, tol
+                   in zip(t["lower"], t["upper"], t["printed"], p_h, strict=True)]
     return t
 
 

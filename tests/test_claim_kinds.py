@@ -1,0 +1,180 @@
+"""Claim kinds, the undecidable status and the one rounding rule (issue "Right in depth")."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from moelaws import claims
+from moelaws.claims import report, tables
+from moelaws.claims.core import KINDS, STATUSES, Claim, ClaimResult, evaluate, tolerance_exceptions
+from moelaws.cli import main
+from moelaws.rounding import status_of_interval
+
+ROOT = Path(__file__).resolve().parents[1]
+ALL = claims.all_claims()
+
+
+def _claim(**kw: object) -> Claim:
+    base: dict[str, object] = dict(paper="anatomy", ref="kinds", quantity="x", printed="1.50",
+                                   compute=lambda: 1.5, kind="reproduction")
+    base.update(kw)
+    return Claim(**base)  # type: ignore[arg-type]
+
+
+def test_every_claim_has_a_valid_kind() -> None:
+    assert len(ALL) > 300
+    assert {c.kind for c in ALL} <= set(KINDS)
+    # Every kind is in use, and reproductions are the largest group.
+    counts = {k: sum(c.kind == k for c in ALL) for k in KINDS}
+    assert all(counts.values()) and max(counts, key=counts.__getitem__) == "reproduction"
+
+
+def test_a_claim_without_a_kind_fails_to_construct_and_says_what_to_add() -> None:
+    with pytest.raises(ValueError) as info:
+        Claim("anatomy", "r", "q", "1", lambda: 1.0)
+    message = str(info.value)
+    assert "anatomy: r: q has no kind" in message
+    for kind in KINDS:
+        assert f'kind="{kind}"' in message
+
+
+def test_an_unknown_kind_is_rejected() -> None:
+    with pytest.raises(ValueError, match="not one of reproduction, consistency"):
+        _claim(kind="reproduced")
+
+
+@pytest.mark.parametrize(("low", "high", "status"), [
+    (1.46, 1.54, "reproduced"),
+    (1.40, 1.44, "discrepancy"),
+    (1.56, 1.60, "discrepancy"),
+    (1.40, 1.50, "undecidable"),
+    (1.50, 1.60, "undecidable"),
+])
+def test_status_of_interval(low: float, high: float, status: str) -> None:
+    # 1.5 printed with a tolerance of 0.05 accepts [1.45, 1.55].
+    assert status_of_interval(low, high, 1.5, 0.05) == status
+
+
+def test_status_of_interval_rejects_an_empty_interval() -> None:
+    with pytest.raises(ValueError, match="empty"):
+        status_of_interval(2.0, 1.0, 1.5, 0.005)
+
+
+def test_evaluate_uses_the_interval_of_ours() -> None:
+    inputs = ("kinds: a rounded input",)
+    straddles = _claim(ours_range=lambda: (1.49, 1.52), inputs=inputs, expected="undecidable",
+                       explanation="rounded inputs")
+    r = evaluate(straddles)
+    assert r.status == "undecidable" and r.ok and (r.ours_low, r.ours_high) == (1.49, 1.52)
+    assert r.as_dict()["ours_range"] == [1.49, 1.52]
+    # Perturbed: the same claim with a narrow interval is reproduced, a distant one is not,
+    # and neither is then as expected.
+    narrow = evaluate(replace(straddles, ours_range=lambda: (1.498, 1.502)))
+    assert narrow.status == "reproduced" and not narrow.ok
+    far = evaluate(replace(straddles, compute=lambda: 1.7, ours_range=lambda: (1.6, 1.8)))
+    assert far.status == "discrepancy" and not far.ok
+    # Our central value must lie in its own interval.
+    outside = evaluate(replace(straddles, ours_range=lambda: (1.6, 1.8)))
+    assert outside.status == "error" and "not inside" in outside.error
+
+
+def test_ours_range_needs_inputs_and_the_printed_tolerance() -> None:
+    with pytest.raises(ValueError, match="inputs"):
+        _claim(ours_range=lambda: (1.4, 1.6))
+    with pytest.raises(ValueError, match="no custom"):
+        _claim(ours_range=lambda: (1.4, 1.6), inputs=("a",), tolerance=0.1,
+               tolerance_reason="r")
+    with pytest.raises(ValueError, match="only a claim with ours_range"):
+        _claim(expected="undecidable", explanation="why")
+    with pytest.raises(ValueError, match="needs an explanation"):
+        _claim(ours_range=lambda: (1.4, 1.6), inputs=("a",), expected="undecidable")
+
+
+def test_undecidable_claims_are_rows_whose_interval_straddles() -> None:
+    res = [r for r in claims.results("constrained") if r.status == "undecidable"]
+    assert len(res) == 14
+    for r in res:
+        tol = r.claim.tol
+        assert r.ours_low < r.claim.paper_value + tol and r.ours_high > r.claim.paper_value - tol
+        assert not (r.ours_low >= r.claim.paper_value - tol
+                    and r.ours_high <= r.claim.paper_value + tol)
+
+
+def test_every_custom_tolerance_is_a_listed_exception_with_its_reason() -> None:
+    exceptions = tolerance_exceptions()
+    assert len(exceptions) == sum(c.tolerance is not None for c in ALL) > 0
+    assert exceptions["reason"].str.strip().astype(bool).all()
+    # No claim that propagates its inputs' rounding also widens its tolerance.
+    assert not [c.key for c in ALL if c.ours_range is not None and c.tolerance is not None]
+
+
+def _result(kind: str, status: str) -> ClaimResult:
+    claim = _claim(kind=kind, expected="discrepancy" if status == "discrepancy" else "reproduced",
+                   explanation="why")
+    return ClaimResult(claim, 1.7 if status == "discrepancy" else 1.5, status)  # type: ignore[arg-type]
+
+
+def test_discrepancies_with_the_paper_count_reproductions_only() -> None:
+    res = [_result("reproduction", "discrepancy"), _result("consistency", "discrepancy"),
+           _result("cross-paper", "discrepancy"), _result("derived", "discrepancy"),
+           _result("reproduction", "reproduced")]
+    assert report.discrepancies_with_the_paper(res) == 1
+    grid = report.kind_status_counts(res)
+    assert list(grid.columns) == [*STATUSES, "claims"]
+    assert grid.loc["reproduction", "discrepancy"] == 1
+    assert grid.loc["consistency", "discrepancy"] == 1
+    assert grid.loc["all", "discrepancy"] == 4 and grid.loc["all", "claims"] == 5
+
+
+def test_kind_status_counts_of_the_registry_add_up() -> None:
+    res = claims.results()
+    grid = report.kind_status_counts(res)
+    assert grid.loc["all", "claims"] == len(res)
+    assert (grid[list(STATUSES)].sum(axis=1) == grid["claims"]).all()
+    assert report.discrepancies_with_the_paper(res) == grid.loc["reproduction", "discrepancy"]
+    assert report.discrepancies_with_the_paper(res) < grid.loc["all", "discrepancy"]
+
+
+def test_reproducibility_page_counts_discrepancies_from_reproductions_only() -> None:
+    page = (ROOT / "book" / "reproducibility.md").read_text(encoding="utf-8")
+    assert "report.discrepancies_with_the_paper(" in page
+    assert "report.kind_status_counts(" in page
+    # The headline no longer sums every kind's discrepancies as "discrepancies with the paper".
+    assert "totals['discrepancy']} discrepancies with the" not in page
+
+
+def test_reproduce_json_gives_each_claims_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reproduce", "--paper", "constrained", "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert records and all(r["kind"] in KINDS for r in records)
+    undecidable = [r for r in records if r["status"] == "undecidable"]
+    assert undecidable and all(len(r["ours_range"]) == 2 for r in undecidable)
+
+
+def test_reproduced_table_and_its_formats_have_a_kind_column(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    df = tables.reproduced_table("constrained", "Table 6")
+    assert "kind" in df.columns and set(df["kind"]) == {"reproduction"}
+    assert main(["reproduce", "--paper", "constrained", "--table", "6", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].split(",")[:5] == [
+        "paper", "table", "reference", "quantity", "kind"]
+    assert main(["reproduce", "--paper", "constrained", "--table", "6",
+                 "--format", "markdown"]) == 0
+    assert "| kind " in capsys.readouterr().out
+    assert main(["reproduce", "--paper", "anatomy"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "tolerance (abs.)" in line)
+    assert "kind" in header and "reproduction" in out
+
+
+def test_nan_free_json_records() -> None:
+    for r in claims.results("anatomy"):
+        record = r.as_dict()
+        assert record["kind"] == "reproduction" and record["ours_range"] is None
+        assert not any(isinstance(v, float) and math.isnan(v) for v in record.values())
