@@ -358,6 +358,11 @@ def test_loss_diffs_intervals():
     assert row["ours"] == pytest.approx(100 * (2.960 / 2.945 - 1))
     assert row["lower"] == pytest.approx(100 * (2.9595 / 2.9455 - 1))
     assert row["printed"] == 0.48 and row["consistent"]
+    # six of the eight non-reference differences are missed by the central value, not one
+    others = t6[t6["half_width"] > 0]
+    assert len(others) == 8 and (~others["central_matches"]).sum() == 6
+    assert others.loc[others["printed"] == 1.7, "central_matches"].item()
+    assert not row["central_matches"]
     t7 = tables.loss_diffs("table7")
     assert t7.loc[t7["loss_diff_pct"] == "0.00", "ref_loss"].item() == 3.19
     assert t7["consistent"].all()

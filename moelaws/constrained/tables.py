@@ -106,8 +106,10 @@ def loss_diffs(name: str) -> pd.DataFrame:
     pandas.DataFrame
         The table plus ``group``, ``ref_loss``, ``ours`` (central value), ``lower``,
         ``upper`` (the rounding interval), ``printed`` (the printed difference as a float),
-        ``half_width`` (largest distance from ``ours`` to an interval end) and ``consistent``
-        (the printed difference, ± half its last digit, meets the interval).
+        ``half_width`` (largest distance from ``ours`` to an interval end), ``consistent``
+        (the printed difference, ± half its last digit, meets the interval) and
+        ``central_matches`` (the central value rounds to the printed difference: within half a
+        unit of its last digit).
 
     Raises
     ------
@@ -138,6 +140,7 @@ def loss_diffs(name: str) -> pd.DataFrame:
     t["half_width"] = np.maximum(t["upper"] - t["ours"], t["ours"] - t["lower"])
     p_h = t["loss_diff_pct"].map(half_unit)
     t["consistent"] = (t["printed"] + p_h >= t["lower"]) & (t["printed"] - p_h <= t["upper"])
+    t["central_matches"] = (t["ours"] - t["printed"]).abs() <= p_h
     return t
 
 
