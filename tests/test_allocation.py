@@ -11,6 +11,7 @@ import pytest
 from moelaws import allocation as al
 from moelaws import arch
 from moelaws.allocation import experiment, extended_loss, toy
+from moelaws.leverage.tables import load_configs
 
 S4 = np.array([14 / 17, 30 / 33, 62 / 65, 126 / 129])
 PARAMS = dict(alpha_A=2.0, alpha_E=3.0, gamma_A=0.5, gamma_E=0.3, mu_A=0.6, mu_E=0.7)
@@ -292,7 +293,12 @@ def test_tables_transcribed():
     assert list(t2["label"]) == ["20M", "30M", "55M", "100M", "200M"]
     assert list(t2["batch_size"]) == [96, 160, 224, 320, 512]
     t12 = al.leverage_table12()
-    assert len(t12) == 24 and t12.groupby("group").size().tolist() == [5, 5, 5, 5, 4]
+    # groups 1-5 of the leverage Table 12, five rows each, as printed (group 5 ends at 1184/680)
+    assert len(t12) == 25 and t12.groupby("group").size().tolist() == [5, 5, 5, 5, 5]
+    assert t12[["n_layers", "d_model", "d_expert"]].iloc[-1].tolist() == [16, 1184, 680]
+    leverage = load_configs(12)
+    cols = ["n_layers", "d_model", "d_expert", "n_heads", "n_kv_heads"]
+    assert (leverage[leverage["group"] <= 5][cols].to_numpy() == t12[cols].to_numpy()).all()
     # Table 2 learning rates are Table 12's truncated to 1e-4 (after the exponent-typo fix)
     first = t12.groupby("group")["eta"].first().to_numpy()
     np.testing.assert_allclose(np.floor(first * 1e4 + 1e-9) / 1e4, t2["learning_rate"])
@@ -305,7 +311,7 @@ def test_table12_config_and_flops():
     assert (cfg.d_model, cfg.d_expert, cfg.n_kv_heads) == (512, 512, 2)
     assert arch.sparsity(cfg, "allocation") == pytest.approx(62 / 65)
     f = al.table12_flops()
-    assert len(f) == 24
+    assert len(f) == 25
     assert f["r"].min() == pytest.approx(0.2097, abs=1e-3)
     assert f["r"].max() == pytest.approx(1.195, abs=1e-3)
     assert experiment.compute_spread() < 1.003 < 1.05 < experiment.compute_spread(

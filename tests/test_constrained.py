@@ -43,6 +43,16 @@ def test_total_and_active_params_eq1_eq2():
     assert total_params(1, 10, 8, 2) == 100 * (4 + 12)
 
 
+def test_total_active_ratio_falls_with_granularity_at_fixed_expert_counts():
+    """Eq. 1-2 at n_exp = 256, n_topk = 8: coarser experts give the higher ratio (chapter 0)."""
+    ratio = {g: float(total_params(1, 1, 256, g) / active_params(1, 1, 8, g)) for g in (2, 8)}
+    assert ratio == pytest.approx({2: 388 / 16, 8: 100 / 7})
+    assert ratio[2] > ratio[8]
+    # only n_exp/g and n_topk/g matter: four times the experts at g = 8 is g = 2's ratio
+    assert float(total_params(1, 1, 1024, 8) / active_params(1, 1, 32, 8)) == pytest.approx(
+        ratio[2])
+
+
 @pytest.mark.parametrize(
     "args",
     [(0, 64, 8, 4), (2, -1, 8, 4), (2, 64, 0.5, 4), (2, 64, 8, 0), (np.nan, 64, 8, 4)],
@@ -348,6 +358,11 @@ def test_loss_diffs_intervals():
     assert row["ours"] == pytest.approx(100 * (2.960 / 2.945 - 1))
     assert row["lower"] == pytest.approx(100 * (2.9595 / 2.9455 - 1))
     assert row["printed"] == 0.48 and row["consistent"]
+    # six of the eight non-reference differences are missed by the central value, not one
+    others = t6[t6["half_width"] > 0]
+    assert len(others) == 8 and (~others["central_matches"]).sum() == 6
+    assert others.loc[others["printed"] == 1.7, "central_matches"].item()
+    assert not row["central_matches"]
     t7 = tables.loss_diffs("table7")
     assert t7.loc[t7["loss_diff_pct"] == "0.00", "ref_loss"].item() == 3.19
     assert t7["consistent"].all()

@@ -77,6 +77,17 @@ def test_the_one_documented_discrepancy_is_deepseek_v2_lite_active() -> None:
     assert ours == pytest.approx(2.451, abs=0.001)  # rounds to 2.5, truncates to the stated 2.4
 
 
+def test_deepseek_v2_lite_active_under_three_countings() -> None:
+    """Only the no-embedding count falls below the stated 2.4B (chapter 0's three countings)."""
+    ways = {k: v / 1e9 for k, v in
+            arch.vendor_check.active_countings(convert(ROOT / "DeepSeek-V2-Lite")).items()}
+    assert ways == pytest.approx(
+        {"no embeddings": 2.242, "output head": 2.451, "both embeddings": 2.661}, abs=0.001)
+    assert ways["no embeddings"] < 2.4 < ways["output head"] < ways["both embeddings"]
+    row = TABLE[(TABLE["model"] == "DeepSeek-V2-Lite") & (TABLE["quantity"] == "active")]
+    assert row["ours (B)"].item() == pytest.approx(ways["output head"])
+
+
 def test_the_summary_has_one_row_per_stored_model() -> None:
     summary = arch.vendor_check_summary(TABLE)
     assert sorted(summary.index) == MODELS

@@ -306,6 +306,23 @@ def test_moe_mini_summary():
     assert s["M_ratio"] == pytest.approx(6.2007, abs=1e-4)
 
 
+def test_moe_mini_flops_attention_explains_the_ratio_gap():
+    """App. I: attention 0.92 vs 3.29 GFLOPs/token (43 % vs 25 %), so M's ratio < N_a's."""
+    f = checks.moe_mini_flops()
+    # Eq. 10 per token by hand: L·(2·d²·(1 + 2·n_kv/n_h) + 4·s·d)
+    mini = 20 * (2 * 2048**2 * (1 + 2 * 4 / 16) + 4 * 4096 * 2048) / 1e9
+    dense = 28 * (2 * 4096**2 * (1 + 2 * 8 / 32) + 4 * 4096 * 4096) / 1e9
+    assert f.loc["MoE-mini", "attention"] == pytest.approx(mini)
+    assert f.loc["Dense-6.1B", "attention"] == pytest.approx(dense)
+    assert (round(mini, 2), round(dense, 2)) == (0.92, 3.29)
+    assert f.loc["MoE-mini", "attention share"] == pytest.approx(0.435, abs=5e-4)
+    assert f.loc["Dense-6.1B", "attention share"] == pytest.approx(0.25)
+    r = f.loc["dense / MoE"]
+    assert r["M"] == pytest.approx(checks.moe_mini()["M_ratio"])
+    assert r["M"] == pytest.approx(6.20, abs=0.005) and r["N_a"] == pytest.approx(7.28, abs=0.005)
+    assert r["attention"] < r["M"] < 7 < r["N_a"] < r["ffn"]
+
+
 def test_hyperparameter_checks():
     hp = checks.hyperparameters()
     assert len(hp) == 30

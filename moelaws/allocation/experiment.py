@@ -102,7 +102,7 @@ def table2() -> pd.DataFrame:
 
 @lru_cache(maxsize=1)
 def leverage_table12() -> pd.DataFrame:
-    """Leverage paper Table 12 (24 configurations in 5 groups), learning rates corrected.
+    """Leverage paper Table 12, groups 1-5 (25 configurations), learning rates corrected.
 
     ``eta_printed`` is the table's value; ``eta`` corrects two exponent typos (9.5e-3 and
     8.1e-3 for groups 4 and 5 are 9.5e-4 and 8.1e-4 in the same paper's Table 11 and in the

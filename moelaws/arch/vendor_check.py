@@ -24,6 +24,7 @@ from moelaws.arch.hf_config import HFConfigWarning, from_hf_config, uncounted
 
 __all__ = [
     "TOLERANCE",
+    "active_countings",
     "stored_configs_dir",
     "stored_models",
     "vendor_check_summary",
@@ -65,6 +66,32 @@ def _with(convention: str, cfg: MoEConfig, non_embedding: float, embedding: floa
         return non_embedding + cfg.vocab_size * cfg.d_model
     raise ValueError(f"unknown convention {convention!r}; it must start with one of "
                      f"{', '.join(_CONVENTIONS)}")
+
+
+def active_countings(cfg: MoEConfig) -> dict[str, float]:
+    """Active parameters of ``cfg`` under the three conventions vendors use.
+
+    ``"no embeddings"`` is our exact non-embedding count (the scaling-law papers' ``N_a``);
+    ``"output head"`` adds the output projection (``vocab_size × d_model``; DeepSeek's and
+    OpenAI's convention: a table lookup costs no matmul); ``"both embeddings"`` adds the input
+    embedding as well (Mistral's, Qwen's and Meta's).
+
+    Parameters
+    ----------
+    cfg
+        The model.
+
+    Returns
+    -------
+    dict
+        The three counts, in parameters.
+    """
+    c = counts(cfg, "exact")
+    return {
+        "no embeddings": c.active,
+        "output head": _with("with output head", cfg, c.active, c.embedding),
+        "both embeddings": _with("with embeddings", cfg, c.active, c.embedding),
+    }
 
 
 def vendor_check_table(root: Path | None = None) -> pd.DataFrame:

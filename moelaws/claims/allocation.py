@@ -167,8 +167,8 @@ CLAIMS: list[Claim] = [
         ),
         relation=">=", expected="discrepancy",
         explanation="The text also calls C the 'total per-token compute'. At the per-token "
-        "training FLOPs of the largest Table 12 model (2.7e9) the law gives r* ≤ 0.07, far "
-        "below every ratio swept, so C must be training FLOPs.",
+        "training FLOPs of the largest Table 12 model (2.9e9) the law gives r* of at most "
+        "0.073, far below every ratio swept, so C must be training FLOPs.",
         kind="consistency",
     ),
     Claim(

@@ -18,6 +18,7 @@ from moelaws.comprehensive.law import (
     marginal_coefficients,
     read_constants,
     size_factor,
+    size_factor_elasticities,
     structure_factor,
     table2,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "read_constants",
     "read_table",
     "size_factor",
+    "size_factor_elasticities",
     "structure_factor",
     "table1_counts",
     "table2",

@@ -114,6 +114,39 @@ def size_factor(
     return N ** -p["alpha"] + p["k"] * Na ** -p["alpha"] + p["h"] * Na / N
 
 
+def size_factor_elasticities(
+    N: Array | float, Na: Array | float, params: Mapping[str, float] | None = None
+) -> dict[str, Array]:
+    """How the size factor φ of Eq. 11 moves with ``N`` and with ``N_a``: its elasticities.
+
+    ``∂log φ/∂log N = −(α/N^α + h·N_a/N)/φ`` is negative for every size;
+    ``∂log φ/∂log N_a = (h·N_a/N − α·k/N_a^α)/φ`` is positive wherever ``h·N_a/N`` outweighs
+    ``α·k/N_a^α``, which with Table 2's ``k = 0.0013`` holds over the paper's experiments and
+    every model of its Table 3. The marginal coefficients of Eq. 10 are ``m·φ`` (``m > 0``) and
+    ``n·φ`` (``n < 0``), so Eq. 11 makes ``m·φ`` fall and ``n·φ`` rise with ``N``, the opposite
+    of what App. C.5 reports from its Figure 13 ("m increases with the growth of N and N_a,
+    whereas n decreases"); in ``N_a`` the directions agree.
+
+    Returns
+    -------
+    dict
+        ``N`` and ``N_a``: the two elasticities, broadcast over the inputs.
+
+    Raises
+    ------
+    ValueError
+        As :func:`size_factor`.
+    """
+    p = constants(params)
+    phi = size_factor(N, Na, p)
+    N, Na = np.asarray(N, float), np.asarray(Na, float)
+    alpha = p["alpha"]
+    return {
+        "N": -(alpha * N ** -alpha + p["h"] * Na / N) / phi,
+        "N_a": (p["h"] * Na / N - alpha * p["k"] * Na ** -alpha) / phi,
+    }
+
+
 def loss(
     N: Array | float,
     D: Array | float,
@@ -266,9 +299,9 @@ def marginal_coefficients(
 
     At fixed ``N, D, N_a`` Eq. 11 is ``e'·G + f'/G + τ`` with ``e' = e·φ``, ``f' = f·φ``, and at
     fixed ``G`` it is ``m'·S² + n'·S + ψ`` with ``m' = m·φ``, ``n' = n·φ``: the marginal
-    coefficients scale with the size factor φ, which is why the paper finds them varying with
-    N and N_a (App. C.4–C.5, Figures 10 and 13) while the optima ``√(f/e)`` and ``−n/2m`` do
-    not.
+    coefficients scale with the size factor φ, so they vary with N and N_a while the optima
+    ``√(f/e)`` and ``−n/2m`` do not (as App. C.5 reports). The directions in N are the
+    opposite of App. C.5's: see :func:`size_factor_elasticities`.
 
     Returns
     -------

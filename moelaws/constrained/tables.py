@@ -108,9 +108,10 @@ def loss_diffs(name: str) -> pd.DataFrame:
         The table plus ``group``, ``ref_loss``, ``ours`` (central value), ``lower``,
         ``upper`` (the rounding interval), ``printed`` (the printed difference as a float),
         ``half_width`` (largest distance from ``ours`` to an interval end), ``consistent``
-        (the printed difference, ± half its last digit, meets the interval) and ``status``
-        (the book's rounding rule, :func:`moelaws.rounding.status_of_interval`: reproduced,
-        undecidable or discrepancy).
+        (the printed difference, ± half its last digit, meets the interval),
+        ``central_matches`` (the central value rounds to the printed difference: within half a
+        unit of its last digit) and ``status`` (the book's rounding rule,
+        :func:`moelaws.rounding.status_of_interval`: reproduced, undecidable or discrepancy).
 
     Raises
     ------
@@ -143,6 +144,7 @@ def loss_diffs(name: str) -> pd.DataFrame:
     t["consistent"] = (t["printed"] + p_h >= t["lower"]) & (t["printed"] - p_h <= t["upper"])
     t["status"] = [status_of_interval(lo, hi, p, tol) for lo, hi, p, tol
                    in zip(t["lower"], t["upper"], t["printed"], p_h, strict=True)]
+    t["central_matches"] = (t["ours"] - t["printed"]).abs() <= p_h
     return t
 
 

@@ -22,7 +22,7 @@ from moelaws.leverage.budget import (
     optimal_learning_rate,
 )
 from moelaws.leverage.law import efficiency_leverage
-from moelaws.leverage.tables import load_configs, metrics, model_scale
+from moelaws.leverage.tables import app_i_flops, load_configs, metrics, model_scale
 
 HEADLINE = {"A": 0.031, "G": 12.0, "C": 1e22}
 """Sec. 1 and Sec. 4.2.3: "an EL exceeding 7x ... at 1e22 FLOPs with an activation ratio of
@@ -67,6 +67,40 @@ def moe_mini() -> dict[str, float]:
         "EL_config_routed": float(efficiency_leverage(A_routed, G, C)),
         "EL_text": float(efficiency_leverage(0.034, 12.0, C)),
     }
+
+
+def moe_mini_flops() -> pd.DataFrame:
+    """Forward FLOPs per token of MoE-mini and Dense-6.1B by App. I (Eq. 10-12), split.
+
+    Eq. 10 per token and layer is ``2·d²·(1 + 2·n_kv/n_h)`` for the projections plus
+    ``4·s·d`` for the attention scores over the ``s = 4096``-token context; the scores grow
+    with ``d``, not ``d²``, so they weigh more in the narrower model. This is why Sec. 5's
+    "training costs ... more than seven times" fails under App. I while the active-parameter
+    ratio exceeds 7.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model (``MoE-mini``, ``Dense-6.1B``) and a ``dense / MoE`` row:
+        ``attention``, ``scores`` (its ``4·s·d·L`` part), ``ffn`` (GFLOPs per token, forward,
+        non-embedding), ``attention share`` (of attention + FFN), ``M`` (non-embedding
+        training GFLOPs per token, 3 x forward) and ``N_a`` (billions, our exact count).
+    """
+    rows = {}
+    for name in ("MoE-mini", "Dense-6.1B"):
+        cfg = arch.preset(name)
+        f = app_i_flops(cfg)
+        rows[name] = {
+            "attention": f["attention"] / 1e9,
+            "scores": 4.0 * cfg.context_length * cfg.d_model * cfg.n_layers / 1e9,
+            "ffn": f["ffn"] / 1e9,
+            "attention share": f["attention"] / (f["attention"] + f["ffn"]),
+            "M": model_scale(cfg) / 1e9,
+            "N_a": arch.active_params(cfg) / 1e9,
+        }
+    table = pd.DataFrame(rows).T
+    table.loc["dense / MoE"] = table.loc["Dense-6.1B"] / table.loc["MoE-mini"]
+    return table
 
 
 def dense_limit(C: float = 1e22, G: float = 2.0) -> float:
