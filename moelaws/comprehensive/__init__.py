@@ -33,6 +33,7 @@ from moelaws.comprehensive.optima import (
     optimal_S,
     practical_G_range,
     practical_S_range,
+    structure_cost,
 )
 from moelaws.comprehensive.tables import (
     APPENDIX_H_BASE,
@@ -80,6 +81,7 @@ __all__ = [
     "read_constants",
     "read_table",
     "size_factor",
+    "structure_cost",
     "structure_factor",
     "table1_counts",
     "table2",
