@@ -550,3 +550,31 @@ def test_explore():
     assert out["efficiency-aware N_a/N (at G, S)"] == pytest.approx(0.16)
     with pytest.raises(ValueError):
         views.explore(11.0, 1.5, 12.0, 8.0, 0.11)
+
+
+# --- review corrections (2026-11-24): what G and S cost, Table 4's joint rounding ------------
+
+
+def test_structure_cost_is_the_loss_difference_from_the_optimum() -> None:
+    rows = cl.table8().query("role == 'fitting'")
+    cost = cl.structure_cost(rows["N"], rows["Na"], rows["G"], rows["S"])
+    via_loss = (cl.loss(rows["N"], rows["D"], rows["Na"], rows["G"], rows["S"])
+                - cl.loss(rows["N"], rows["D"], rows["Na"], cl.optimal_G(), cl.optimal_S()))
+    np.testing.assert_allclose(cost["excess"], via_loss, rtol=0, atol=1e-12)
+    # A few hundredths of a nat at the paper's sizes, not "a few thousandths".
+    assert 0.03 < float(np.median(cost["term"])) < 0.04
+    assert 0.14 < float(np.max(cost["term"])) < 0.16
+    assert 0.07 < float(np.max(cost["excess"])) < 0.075
+    at_1t = cl.structure_cost(1e12, 32e9, cl.optimal_G(), cl.optimal_S())
+    assert float(at_1t["term"]) < 0.005 and float(at_1t["excess"]) == 0.0
+
+
+def test_table4_rounding_explains_qwen_only_at_the_edge_of_the_box() -> None:
+    from moelaws.comprehensive import rounding
+
+    box = rounding.constant_box()
+    assert box.loc["h", "low"] == pytest.approx(0.04495) and box.loc["h", "high"] == 0.04505
+    joint = rounding.joint_rounding_draws(4000, seed=0)
+    assert 0.005 < joint["other_eight"] < 0.05
+    assert joint["all_nine"] < 0.1 * joint["other_eight"]
+    assert joint["qwen_alone"] > 5 * joint["other_eight"]

@@ -110,9 +110,12 @@ _QWEN_NOTE = (
     "Ours is 40.049%, 0.009 points above the printed 40.04. The eight other models agree to "
     "the printed 0.01 point with the same formula and inputs, so the inputs are right; Table 2 "
     "prints h to 4 decimals (0.0450 ± 0.00005) and the ratio scales as h^(−1/(α+1)), so the "
-    "rounding of h alone moves it by ±0.036 points: the last digit is not determined by the "
-    "printed constants (and truncating, not rounding, 40.049 would give 40.04 but 20.395 would "
-    "then give 20.39, not the printed 20.40)."
+    "rounding of h alone moves it by ±0.036 points. But every constant moves all nine rows: "
+    "drawing all twelve constants within their printed rounding, about 2 % of draws reproduce "
+    "the other eight rows and 0.05 % all nine (moelaws.comprehensive.rounding), so rounding "
+    "explains 40.04 only at the edge of the rounding box and a typo is as likely (truncating, "
+    "not rounding, 40.049 would give 40.04 but 20.395 would then give 20.39, not the printed "
+    "20.40)."
 )
 for i, row in _T4.iterrows():
     model = row["model"]

@@ -34,6 +34,7 @@ from moelaws.comprehensive.optima import (
     optimal_S,
     practical_G_range,
     practical_S_range,
+    structure_cost,
 )
 from moelaws.comprehensive.tables import (
     APPENDIX_H_BASE,
@@ -82,6 +83,7 @@ __all__ = [
     "read_table",
     "size_factor",
     "size_factor_elasticities",
+    "structure_cost",
     "structure_factor",
     "table1_counts",
     "table2",

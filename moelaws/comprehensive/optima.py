@@ -46,6 +46,31 @@ def optimal_S(params: Mapping[str, float] | None = None) -> float:
     return float(-p["n"] / (2 * p["m"]))
 
 
+def structure_cost(
+    N: Array | float,
+    Na: Array | float,
+    G: Array | float,
+    S: Array | float,
+    params: Mapping[str, float] | None = None,
+) -> dict[str, Array]:
+    """What G and S contribute to Eq. 11's loss at given sizes, in nats.
+
+    Eq. 11's only G- and S-dependent term is ``A(G, S)·φ(N, N_a)``. Returns ``term`` (that whole
+    term) and ``excess``, ``(A(G, S) − A(G_opt, S_opt))·φ``: what the chosen G and S cost over
+    the optimum (Eq. 12–13), the part a choice of G and S can change.
+
+    Raises
+    ------
+    ValueError
+        For non-positive sizes, ``N_a > N``, non-positive G or S outside [0, 1].
+    """
+    p = constants(params)
+    phi = size_factor(N, Na, p)
+    best = structure_factor(optimal_G(p), optimal_S(p), p)
+    A = structure_factor(G, S, p)
+    return {"term": A * phi, "excess": (A - best) * phi}
+
+
 def _inward(low: Array, high: Array, resolution: float | None) -> tuple[Array, Array]:
     if resolution is None:
         return low, high
