@@ -428,3 +428,30 @@ def test_toy_leverage_table_on_synthetic_runs():
     table = toy.leverage_table(pd.DataFrame(rows))
     assert set(table["seed"]) == {"0", "1", "pooled"}
     np.testing.assert_allclose(table["EL"], 2.0, rtol=1e-3)
+
+
+# --- review corrections (2026-11-24): MoE-mini at its trained compute, Table 10's sharing ------
+
+
+def test_moe_mini_does_not_reach_seven_at_its_trained_compute() -> None:
+    from moelaws.leverage import checks
+
+    budgets = checks.moe_mini_budgets()
+    trained = float(budgets["trained C"].iloc[0])
+    # App. I's non-embedding FLOPs per token (6.36 GFLOPs) times 1T tokens, well below 1e22
+    assert 6.3e21 < trained < 6.4e21
+    assert (budgets["EL at trained C"] < 7).all()
+    assert budgets.loc["E_a/E", "EL at 1e22"] > 7 > budgets.loc["Sec. 2.1 A", "EL at 1e22"]
+    assert budgets.loc["Sec. 2.1 A", "C for EL = 7"] / trained == pytest.approx(1.61, abs=0.01)
+    for _, row in budgets.iterrows():
+        assert float(lev.efficiency_leverage(row["A"], row["G"], row["C for EL = 7"])) == (
+            pytest.approx(7.0, abs=1e-9))
+
+
+def test_table10_sharing_spread_depends_on_the_activation_reading() -> None:
+    from moelaws.leverage import checks
+
+    by_a, by_routed = (checks.table10_sharing_leverage(a) for a in ("A", "A_routed"))
+    assert by_a.max() - by_a.min() < 0.1
+    assert by_routed.loc[0.833] == pytest.approx(7.81, abs=0.01)
+    assert by_routed.loc[0.0] == pytest.approx(4.59, abs=0.01) == by_a.loc[0.0]

@@ -103,6 +103,57 @@ def moe_mini_flops() -> pd.DataFrame:
     return table
 
 
+MINI_TOKENS = 1e12
+"""MoE-mini and Dense-6.1B were each trained on 1T tokens (abstract, Sec. 5)."""
+
+MINI_READINGS = ("Sec. 2.1 A", "E_a/E", "(E_a+E_s)/E", "Sec. 5 text (3.4 %, 12)")
+"""The readings of MoE-mini's activation ratio (and granularity) :func:`moe_mini_budgets`
+compares: the paper defines one (Sec. 2.1) and quotes numbers that fit the others."""
+
+
+def moe_mini_budgets() -> pd.DataFrame:
+    """Eq. 4 for MoE-mini at the compute it was trained with, not only at the nominal 1e22.
+
+    MoE-mini's training compute is App. I's non-embedding FLOPs per token (Eq. 10-12, M)
+    times its 1T tokens. For each reading of its activation ratio (:data:`MINI_READINGS`)
+    returns ``A``, ``G``, EL at the nominal 1e22 and at the trained compute, and the compute
+    at which Eq. 4 reaches EL = 7 (root of Eq. 4 in log10 C, bracketed within the law's
+    warning-free range).
+    """
+    from scipy.optimize import brentq
+
+    moe = arch.preset("MoE-mini")
+    G = arch.granularity(moe, "leverage")
+    trained = model_scale(moe) * MINI_TOKENS
+    readings = {
+        "Sec. 2.1 A": (arch.activation_ratio(moe), G),
+        "E_a/E": (moe.top_k / moe.n_experts, G),
+        "(E_a+E_s)/E": ((moe.top_k + moe.n_shared) / moe.n_experts, G),
+        "Sec. 5 text (3.4 %, 12)": (0.034, 12.0),
+    }
+    rows = {}
+    for name, (A, g) in readings.items():
+        el7 = brentq(lambda lc, A=A, g=g: float(efficiency_leverage(A, g, 10**lc)) - 7, 18, 26)
+        rows[name] = {"A": A, "G": g, "EL at 1e22": float(efficiency_leverage(A, g, 1e22)),
+                      "EL at trained C": float(efficiency_leverage(A, g, trained)),
+                      "C for EL = 7": 10**el7, "trained C": trained}
+    return pd.DataFrame(rows).T
+
+
+def table10_sharing_leverage(activation: str = "A") -> pd.Series:
+    """Eq. 4's EL for Table 10's shared-expert series at its largest budget, per row.
+
+    ``activation``: ``"A"`` (Sec. 2.1's ratio, nearly constant across the series) or
+    ``"A_routed"`` (E_a/E, which falls as experts move from routed to shared), indexed by the
+    shared ratio S = E_s/(E_a + E_s).
+    """
+    m = table_metrics(10)
+    top = m[m["C_max"] == m["C_max"].max()]
+    el = efficiency_leverage(top[activation], top["G"], top["C_max"])
+    return pd.Series(np.asarray(el, dtype=float), index=top["S"].round(3).to_numpy(),
+                     name=f"EL ({activation})")
+
+
 def dense_limit(C: float = 1e22, G: float = 2.0) -> float:
     """Eq. 4 at A = 1 (a dense model), which Sec. 4.2.1 says is exactly 1."""
     return float(efficiency_leverage(1.0, G, C))
