@@ -421,6 +421,10 @@ def check_chapter(path: str | Path, factor: float = FACTOR, timeout: int = 600) 
 
     client = NotebookClient(notebook, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
+    # The kernel runs in this interpreter's environment (like nbval's --nbval-current-env),
+    # whatever "python3" kernel spec the machine has installed.
+    client.km = client.create_kernel_manager()
+    client.km.kernel_spec.argv[0] = sys.executable
     counter = iter(range(10**9))
     errors: list[str] = []
 
