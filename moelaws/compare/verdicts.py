@@ -93,7 +93,8 @@ def question_table(
     -------
     pandas.DataFrame
         Indexed by model; columns as returned by that paper's ``verdict`` role, plus
-        ``tokens source`` and ``outside fitted range`` (the number of flags).
+        ``tokens source``, ``outside fitted range`` (the number of flags) and ``in fitted
+        domain`` (no flag: the only rows on which a verdict may be read).
 
     Raises
     ------
@@ -108,6 +109,7 @@ def question_table(
         row = verdict(cfg, tok.tokens)
         row["tokens source"] = ("ASSUMED: " if tok.assumed else "") + tok.source
         row["outside fitted range"] = len(row["flags"])
+        row["in fitted domain"] = not row["flags"]
         rows.append({"model": cfg.name, **row})
     return pd.DataFrame(rows).set_index("model")
 
@@ -130,7 +132,8 @@ def verdicts(
     ValueError
         As :func:`question_table`.
     """
-    meta = {"convention", "caveat", "flags", "tokens source", "outside fitted range"}
+    meta = {"convention", "caveat", "flags", "tokens source", "outside fitted range",
+            "in fitted domain"}
     records = []
     for paper in papers.ids("verdict"):
         table = question_table(paper, models, assumed_tokens)
