@@ -12,8 +12,10 @@ as ``recommend`` does) and *common* (the paper handed the budget in its own coun
 C in the common count ``6·N_a·D``, N_a the non-embedding active weights). The factor between
 the two budgets is ``κ = (paper's compute per token)/(6·N_a)`` of the architecture at that
 budget: the holistic design itself for the holistic paper; for the leverage paper, whose
-Table 5 fixes no architecture, the same holistic design counted by App. I (our stand-in, stated
-in the table); exactly 1 for the comprehensive paper. :func:`split` divides a ratio between two
+Table 5 fixes no architecture, the same holistic design counted by App. I at the leverage
+paper's own sequence length and vocabulary (our stand-in); exactly 1 for the comprehensive
+paper. κ is far from 1 at small budgets, where the attention context terms of the two FLOP
+counts weigh most. :func:`split` divides a ratio between two
 papers' own answers into the part due to counting (own ratio over common ratio) and the part
 due to substance (the common ratio: data, regime, fitted form).
 """
@@ -21,13 +23,30 @@ due to substance (the common ratio: data, regime, fitted form).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import pandas as pd
 
 COMMON_COUNT = "6·N_a·D, N_a = non-embedding active weights"
 """The one FLOP count the answers are put in."""
 
+LEVERAGE_SEQ_LEN, LEVERAGE_VOCAB = 4096, 126_464
+"""The leverage paper's sequence length and vocabulary (App. D), at which we evaluate its
+App. I count on the stand-in architecture."""
 
+
+def _kappa_leverage(compute_common: float) -> float:
+    """App. I's M over 6·N_a for the holistic design at this budget, at the leverage paper's
+    sequence length and vocabulary (Table 5 itself fixes no architecture)."""
+    from moelaws import arch
+
+    _, rep = _kappa_holistic(compute_common)
+    cfg = rep.config.replace(context_length=LEVERAGE_SEQ_LEN, vocab_size=LEVERAGE_VOCAB)
+    lev = arch.counts(cfg, "leverage")
+    return lev.compute_per_token / (6.0 * lev.active)
+
+
+@lru_cache(maxsize=64)
 def _kappa_holistic(compute: float) -> tuple[float, object]:
     from moelaws.holistic import design_report
 
@@ -51,12 +70,9 @@ def _holistic(compute_common: float) -> dict[str, float]:
 
 
 def _leverage(compute_common: float) -> dict[str, float]:
-    from moelaws import arch
     from moelaws.leverage.budget import compute_optimal_allocation
 
-    _, rep = _kappa_holistic(compute_common)
-    lev = arch.counts(rep.config, "leverage")
-    kappa = lev.compute_per_token / (6.0 * lev.active)
+    kappa = _kappa_leverage(compute_common)
     own_budget = compute_common * kappa
     alloc = compute_optimal_allocation(own_budget, "moe")
     return {"own budget": own_budget, "kappa": kappa, "N_a": float(alloc.M) / (6.0 * kappa),
@@ -75,15 +91,13 @@ def _comprehensive(compute_common: float, total_params: float) -> dict[str, floa
 
 def _own(compute: float, total_params: float) -> dict[str, dict[str, float]]:
     """Each paper handed ``compute`` in its own count (what ``recommend`` does)."""
-    from moelaws import arch
     from moelaws.comprehensive.optima import compute_optimal_active
     from moelaws.comprehensive.paper import COMPREHENSIVE_G, COMPREHENSIVE_S
     from moelaws.holistic import design_report
     from moelaws.leverage.budget import compute_optimal_allocation
 
     rep = design_report(compute)
-    lev_counts = arch.counts(rep.config, "leverage")
-    kappa_lev = lev_counts.compute_per_token / (6.0 * lev_counts.active)
+    kappa_lev = _kappa_leverage(compute)
     alloc = compute_optimal_allocation(compute, "moe")
     c_pt = compute / 6.0
     na = float(compute_optimal_active(c_pt, total_params, COMPREHENSIVE_G, COMPREHENSIVE_S))
@@ -106,6 +120,15 @@ OWN_COUNTS: dict[str, str] = {
 """How each paper counts the compute it is handed."""
 
 
+def _domain_flags(paper: str, answer: dict[str, float], total_params: float) -> list[str]:
+    from moelaws.compare.regimes import flags
+
+    if paper == "comprehensive":
+        return flags(paper, N=total_params, D=answer["D"],
+                     **{"N_a/N": answer["N_a"] / total_params})
+    return flags(paper, C=answer["own budget"])
+
+
 def answers(compute: float, total_params: float) -> pd.DataFrame:
     """The three compute-optimal answers for one budget, in each paper's count and in one.
 
@@ -122,7 +145,10 @@ def answers(compute: float, total_params: float) -> pd.DataFrame:
     pandas.DataFrame
         Indexed by paper; columns ``own count``, ``κ = own compute per token / 6N_a``,
         ``N_a own (B)``, ``D own (T)``, ``6·N_a·D own / C``, ``own budget for common C``,
-        ``N_a common (B)``, ``D common (T)``, ``6·N_a·D common / C``.
+        ``N_a common (B)``, ``D common (T)``, ``6·N_a·D common / C``, and ``own inside
+        fitted domain``, ``common inside fitted domain`` (leverage and holistic: the budget
+        in their count within Tables 8-12's and Table 2's; comprehensive: N, D* and N_a*/N
+        within Table 8's).
 
     Raises
     ------
@@ -147,6 +173,8 @@ def answers(compute: float, total_params: float) -> pd.DataFrame:
             "own budget for common C": c["own budget"],
             "N_a common (B)": c["N_a"] / 1e9, "D common (T)": c["D"] / 1e12,
             "6·N_a·D common / C": 6.0 * c["N_a"] * c["D"] / compute,
+            "own inside fitted domain": not _domain_flags(paper, o, total_params),
+            "common inside fitted domain": not _domain_flags(paper, c, total_params),
         })
     return pd.DataFrame(rows).set_index("paper")
 
@@ -164,7 +192,7 @@ def split(quantity: str, paper_a: str, value_a_own: float, value_a_common: float
     dict
         ``quantity``, ``paper A``, ``paper B``, ``A (own)``, ``B (own)``, ``ratio A/B (own)``,
         ``part due to counting`` (a factor), ``part due to substance`` (a factor, the ratio in
-        the common count), ``share of log-ratio from counting``.
+        the common count). The two parts may pull in opposite directions.
 
     Raises
     ------
@@ -177,24 +205,31 @@ def split(quantity: str, paper_a: str, value_a_own: float, value_a_common: float
     ratio = value_a_own / value_b_own
     substance = value_a_common / value_b_common
     counting = ratio / substance
-    share = math.log(counting) / math.log(ratio) if abs(math.log(ratio)) > 1e-12 else math.nan
     return {"quantity": quantity, "paper A": paper_a, "paper B": paper_b,
             "A (own)": value_a_own, "B (own)": value_b_own, "ratio A/B (own)": ratio,
-            "part due to counting": counting, "part due to substance": substance,
-            "share of log-ratio from counting": share}
+            "part due to counting": counting, "part due to substance": substance}
 
 
-def disagreement_table(compute: float, total_params: float) -> pd.DataFrame:
+def disagreement_table(compute: float, total_params: float,
+                       table: pd.DataFrame | None = None) -> pd.DataFrame:
     """Every pair of compute-optimal answers split into counting and substance, for N_a and D.
 
     Rows are ordered so that paper A has the larger own value (ratios at least 1).
+
+    Parameters
+    ----------
+    compute, total_params
+        As in :func:`answers`.
+    table
+        :func:`answers` for these budgets, if already computed.
 
     Raises
     ------
     ValueError
         As :func:`answers`.
     """
-    table = answers(compute, total_params)
+    if table is None:
+        table = answers(compute, total_params)
     rows = []
     papers = list(table.index)
     for quantity, own_col, common_col in (("D (tokens)", "D own (T)", "D common (T)"),

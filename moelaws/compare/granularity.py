@@ -201,9 +201,56 @@ def optimum_crosswalk(w: float = 3.0) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("label")
 
 
+def cross_costs(w: float = 3.0, *, N: float = 2.4e9, Na: float = 4.76e8, S: float = 0.2,
+                A: float = 0.031, C: float = 3e20) -> pd.DataFrame:
+    """What each law says the other's optimal granularity costs, at activated width w.
+
+    The comprehensive law (Eq. 11) prices the leverage optimum, translated to
+    ``G_comp = w·G*/2``, as a loss excess over its own ``G_opt`` at (N, N_a, S) (D cancels);
+    the leverage law (Eq. 4) prices the comprehensive optimum, translated to
+    ``G_lev = 2·G_opt/w``, as a relative loss of efficiency leverage at (A, C). The defaults
+    lie inside both fitted domains: Table 1's 2.4B model (N_a = 476M, S = 0.2), and
+    A = 3.1 % at 3e20 FLOPs (leverage Fig. 4b).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Two rows (``comprehensive prices leverage's optimum``, ``leverage prices
+        comprehensive's optimum``), columns ``other's optimum (own units)``, ``translated``,
+        ``at own optimum``, ``at translated``, ``cost`` and ``unit``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive width or invalid law inputs.
+    """
+    from moelaws.comprehensive.law import loss
+    from moelaws.comprehensive.optima import optimal_G
+    from moelaws.leverage.law import efficiency_leverage, optimal_granularity
+
+    w = _check_width(w)
+    g_star, g_opt = float(optimal_granularity(A)), optimal_G()
+    g_comp = translate(g_star, "leverage", "comprehensive", w)
+    g_lev = translate(g_opt, "comprehensive", "leverage", w)
+    l_own = float(loss(N, 1e11, Na, g_opt, S))
+    l_other = float(loss(N, 1e11, Na, g_comp, S))
+    el_own = float(efficiency_leverage(A, g_star, C))
+    el_other = float(efficiency_leverage(A, g_lev, C))
+    rows = [
+        {"label": "comprehensive prices leverage's optimum", "other's optimum (own units)":
+         g_star, "translated": g_comp, "at own optimum": l_own, "at translated": l_other,
+         "cost": l_other - l_own, "unit": "nats of Eq. 11 loss"},
+        {"label": "leverage prices comprehensive's optimum", "other's optimum (own units)":
+         g_opt, "translated": g_lev, "at own optimum": el_own, "at translated": el_other,
+         "cost": 1 - el_other / el_own, "unit": "fraction of Eq. 4 EL lost"},
+    ]
+    return pd.DataFrame(rows).set_index("label")
+
+
 __all__ = [
     "DEFINITIONS",
     "PAPERS",
+    "cross_costs",
     "fitted_granularity_ranges",
     "fitted_widths",
     "optima",

@@ -67,6 +67,10 @@ def position(x: float, low: float, high: float) -> str:
     return "inside"
 
 
+def _is_nan(value: object) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
 def moe_presets() -> list[str]:
     """Names of the MoE presets of :data:`moelaws.arch.PRESETS` (the dense one is left out)."""
     return [name for name, cfg in arch.PRESETS.items() if cfg.is_moe]
@@ -94,7 +98,8 @@ def question_table(
     pandas.DataFrame
         Indexed by model; columns as returned by that paper's ``verdict`` role, plus
         ``tokens source``, ``outside fitted range`` (the number of flags) and ``in fitted
-        domain`` (no flag: the only rows on which a verdict may be read).
+        domain`` (no flag and a known budget: the only rows on which a verdict may be
+        read).
 
     Raises
     ------
@@ -109,7 +114,9 @@ def question_table(
         row = verdict(cfg, tok.tokens)
         row["tokens source"] = ("ASSUMED: " if tok.assumed else "") + tok.source
         row["outside fitted range"] = len(row["flags"])
-        row["in fitted domain"] = not row["flags"]
+        # An unknown budget is not evidence of being inside: no verdict without it.
+        unknown = any(_is_nan(row.get(key)) for key in ("C (FLOPs)", "D (tokens)"))
+        row["in fitted domain"] = not row["flags"] and not unknown
         rows.append({"model": cfg.name, **row})
     return pd.DataFrame(rows).set_index("model")
 
