@@ -148,7 +148,8 @@ def answers(compute: float, total_params: float) -> pd.DataFrame:
         ``N_a common (B)``, ``D common (T)``, ``6·N_a·D common / C``, and ``own inside
         fitted domain``, ``common inside fitted domain`` (leverage and holistic: the budget
         in their count within Tables 8-12's and Table 2's; comprehensive: N, D* and N_a*/N
-        within Table 8's).
+        within Table 8's). The leverage paper gives M, not N_a: its N_a is ``M/(6κ)`` with
+        the stand-in κ, ours. κ is the one of the common-count run.
 
     Raises
     ------
