@@ -14,6 +14,7 @@ from moelaws import comprehensive as cl
 from moelaws import constrained as con
 from moelaws import holistic as h
 from moelaws import leverage as lev
+from moelaws.arch.counting import comprehensive_counts
 from moelaws.compare import counting, recommend, regimes, tokens, verdicts
 from moelaws.constrained import paper as constrained_paper
 
@@ -91,7 +92,7 @@ def test_comprehensive_gaps_do_not_depend_on_tokens() -> None:
     b = papers.get("comprehensive").verdict(cfg, 36e12)
     for key in ("ΔL from G", "ΔL from S", "ΔL to optimum at fixed N, D"):
         assert a[key] == pytest.approx(b[key], abs=1e-12)
-    c = arch.counts(cfg, "comprehensive")
+    c = comprehensive_counts(cfg, attention="weights")
     direct = cl.loss(c.total, 36e12, c.active, 8, 0.0) - cl.loss(
         c.total, 36e12, c.active, cl.optimal_G(), 0.0)
     assert b["ΔL from G"] == pytest.approx(float(direct))

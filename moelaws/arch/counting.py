@@ -239,7 +239,7 @@ def leverage_counts(cfg: MoEConfig) -> Counts:
     )
 
 
-def comprehensive_counts(cfg: MoEConfig) -> Counts:
+def comprehensive_counts(cfg: MoEConfig, *, attention: str = "eq2") -> Counts:
     """Comprehensive paper, Eq. 2-3.
 
     N_a ≈ (4·d_head·n_h + 3·G·d_expert)·d_hidden·l with G = n_k + n_s, and
@@ -247,10 +247,31 @@ def comprehensive_counts(cfg: MoEConfig) -> Counts:
     is N_a (App. G, C = D·N_a). Shared experts are taken to have width d_expert, as the
     formula assumes.
 
-    Generalisation: leading dense layers contribute 4·d_head·n_h·d + 3·d·d_ffn each. For MLA
-    models d_head is the query/key head width.
+    Generalisation: leading dense layers contribute the attention term + 3·d·d_ffn each.
+
+    Parameters
+    ----------
+    attention
+        ``"eq2"`` (default): the attention term as printed, 4·d_head·n_h·d, the weight count
+        of the paper's own multi-head models; for MLA models d_head is then the query/key head
+        width, which counts MLA's compressed projections as full multi-head ones (DeepSeek-V3:
+        about 67B active instead of its 37B). ``"weights"``: the real attention projection
+        weights (:func:`attention_weights`, no norms or biases), identical to Eq. 2 for
+        multi-head attention and correct for grouped-query and MLA attention; the paper's
+        Table 4 uses the model-card sizes, which count attention this way.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``attention``.
     """
-    d, attn = cfg.d_model, 4 * cfg.attn_head_dim * cfg.n_heads * cfg.d_model
+    if attention == "eq2":
+        per_layer_attention = 4 * cfg.attn_head_dim * cfg.n_heads * cfg.d_model
+    elif attention == "weights":
+        per_layer_attention = attention_weights(cfg, biases=False, norms=False)
+    else:
+        raise ValueError(f"attention must be 'eq2' or 'weights', got {attention!r}")
+    d, attn = cfg.d_model, per_layer_attention
     dense = cfg.n_ffn_dense_layers * (attn + 3 * d * cfg.d_ff)
     g = cfg.top_k + cfg.n_shared
     active = dense + cfg.n_moe_layers * (attn + 3 * g * cfg.d_expert * d)

@@ -67,6 +67,10 @@ def position(x: float, low: float, high: float) -> str:
     return "inside"
 
 
+def _is_nan(value: object) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
 def moe_presets() -> list[str]:
     """Names of the MoE presets of :data:`moelaws.arch.PRESETS` (the dense one is left out)."""
     return [name for name, cfg in arch.PRESETS.items() if cfg.is_moe]
@@ -93,7 +97,9 @@ def question_table(
     -------
     pandas.DataFrame
         Indexed by model; columns as returned by that paper's ``verdict`` role, plus
-        ``tokens source`` and ``outside fitted range`` (the number of flags).
+        ``tokens source``, ``outside fitted range`` (the number of flags) and ``in fitted
+        domain`` (no flag and a known budget: the only rows on which a verdict may be
+        read).
 
     Raises
     ------
@@ -108,6 +114,9 @@ def question_table(
         row = verdict(cfg, tok.tokens)
         row["tokens source"] = ("ASSUMED: " if tok.assumed else "") + tok.source
         row["outside fitted range"] = len(row["flags"])
+        # An unknown budget is not evidence of being inside: no verdict without it.
+        unknown = any(_is_nan(row.get(key)) for key in ("C (FLOPs)", "D (tokens)"))
+        row["in fitted domain"] = not row["flags"] and not unknown
         rows.append({"model": cfg.name, **row})
     return pd.DataFrame(rows).set_index("model")
 
@@ -130,7 +139,8 @@ def verdicts(
     ValueError
         As :func:`question_table`.
     """
-    meta = {"convention", "caveat", "flags", "tokens source", "outside fitted range"}
+    meta = {"convention", "caveat", "flags", "tokens source", "outside fitted range",
+            "in fitted domain"}
     records = []
     for paper in papers.ids("verdict"):
         table = question_table(paper, models, assumed_tokens)

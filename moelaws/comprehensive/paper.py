@@ -106,24 +106,41 @@ def recommend(budget: Budget) -> Recommendation:
 def fitted_ranges() -> dict[str, Range]:
     """Sizes, tokens and granularities of Table 8."""
     t8 = table8()
+    ratio = t8["Na"] / t8["N"]
     return {
         "N": Range("N", float(t8["N"].min()), float(t8["N"].max()), "Table 8"),
         "D": Range("D", float(t8["D"].min()), float(t8["D"].max()), "Table 8"),
         "G": Range("G = n_k+n_s", float(t8["G"].min()), float(t8["G"].max()), "Table 8"),
+        "S": Range("S = n_s/G", float(t8["S"].min()), float(t8["S"].max()), "Table 8"),
+        "N_a/N": Range("N_a/N", float(ratio.min()), float(ratio.max()), "Table 8"),
     }
 
 
+OUTSIDE = "outside what this law was fitted on"
+"""What a verdict reads when the model lies outside the law's fitted domain."""
+
+
 @accepts_hf_config
-def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
+def verdict(cfg: ConfigLike, tokens: float | None, *,
+            attention: str = "weights") -> dict[str, Any]:
     """The comprehensive law's verdicts on G, S and N_a/N, and its predicted loss gaps.
 
-    N and N_a by Eq. 2-3 (``arch`` convention ``"comprehensive"``), G = n_k + n_s, S = n_s/G.
+    N and N_a by Eq. 2-3 with the real attention weights (``attention="weights"``, the
+    default: Eq. 2's 4·d_head·n_h·d is the weight count of the paper's multi-head models, and
+    its Table 4 counts DeepSeek and Kimi by their model cards, e.g. 37B active for DeepSeek;
+    ``"eq2"`` counts MLA and grouped-query attention as multi-head, see
+    :func:`moelaws.arch.counting.comprehensive_counts`), G = n_k + n_s, S = n_s/G.
     The practical ranges (Table 3) and the N_a/N band (Table 4: from the efficiency-aware
     optimum at ΔLoss = 0.005 up to the theoretical Eq. 14 optimum at G = 7, S = 0.31) are
     evaluated at the model's N and N_a. Loss gaps (nats, Eq. 11) at fixed N and D: from moving
     G to G_opt, S to S_opt, and all three of G, S, N_a to their optima (D cancels from these
     differences, so they need no token count). With D known, also the gap to App. G's
     compute-optimal loss at the same N and C = D·N_a.
+
+    The ``G``, ``S`` and ``N_a/N verdict`` read :data:`OUTSIDE` unless N, N_a/N, G and S all
+    lie in Table 8's ranges (D does not enter these three answers: Eq. 11 has no D-G, D-S or
+    D-N_a/N term); the ``compute-optimal verdict`` also needs D inside. ``G position`` etc.
+    keep the extrapolated positions.
 
     Parameters
     ----------
@@ -138,7 +155,7 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
         For a dense configuration.
     """
     require_moe(cfg)
-    c = arch.counts(cfg, "comprehensive")
+    c = comprehensive_counts(cfg, attention=attention)
     N, Na = c.total, c.active
     G = arch.granularity(cfg, "comprehensive")
     S = arch.sharing_ratio(cfg)
@@ -154,11 +171,12 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     na_opt = min(float(optimal_active_ratio(N, g_opt, s_opt)), 1.0) * N
     row = {
         "N": N, "N_a": Na, "N_a/N": Na / N, "G = n_k+n_s": G, "S = n_s/G": S,
+        "N_a (Eq. 2 as printed)": comprehensive_counts(cfg, attention="eq2").active,
         "G_opt": g_opt, "G range (0.001)": (g_lo, g_hi),
-        "G verdict": position(G, g_lo, g_hi),
-        "S_opt": s_opt, "S range (0.001)": (s_lo, s_hi), "S verdict": position(S, s_lo, s_hi),
+        "G position": position(G, g_lo, g_hi),
+        "S_opt": s_opt, "S range (0.001)": (s_lo, s_hi), "S position": position(S, s_lo, s_hi),
         "N_a/N band low (ΔLoss 0.005)": band_low, "N_a/N theoretical": theory,
-        "N_a/N verdict": position(Na / N, band_low, theory),
+        "N_a/N position": position(Na / N, band_low, theory),
         "ΔL from G": here - float(loss(N, d_eval, Na, g_opt, S)),
         "ΔL from S": here - float(loss(N, d_eval, Na, G, s_opt)),
         "ΔL to optimum at fixed N, D": here - float(loss(N, d_eval, na_opt, g_opt, s_opt)),
@@ -173,12 +191,21 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     else:
         row.update({"C = D·N_a": NAN, "N_a* at C": NAN,
                     "ΔL to compute optimum at fixed N, C": NAN})
-    row["convention"] = "comprehensive: Eq. 2-3 counts (non-embedding), C = D·N_a"
-    row["flags"] = flags(ID, N=N, D=D, G=G)
-    row["caveat"] = caveats(
-        cfg, "the paper's Tables 3-4 use model-card sizes (embeddings included)",
-        "" if math.isfinite(D) else "training tokens unpublished: compute-optimal gap not "
-        "computable")
+    structure_flags = flags(ID, N=N, G=G, S=S, **{"N_a/N": Na / N})
+    for name in ("G", "S", "N_a/N"):
+        row[f"{name} verdict"] = OUTSIDE if structure_flags else row[f"{name} position"]
+    row["in fitted domain (G, S, N_a/N)"] = not structure_flags
+    row["convention"] = ("comprehensive: Eq. 2-3 counts with real attention weights "
+                         "(non-embedding), C = D·N_a" if attention == "weights" else
+                         "comprehensive: Eq. 2-3 counts as printed (non-embedding), C = D·N_a")
+    row["flags"] = flags(ID, N=N, D=D, G=G, S=S, **{"N_a/N": Na / N})
+    notes = ("the paper's Tables 3-4 use model-card sizes (embeddings included)",
+             "" if math.isfinite(D) else "training tokens unpublished: compute-optimal gap not "
+             "computable")
+    if attention == "weights":
+        row["caveat"] = "; ".join(n for n in notes if n)
+    else:
+        row["caveat"] = caveats(cfg, *notes)
     return row
 
 

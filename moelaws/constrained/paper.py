@@ -36,6 +36,13 @@ CONSTRAINED_HEAD_DIM = 128
 """Per-head width we give Algorithm 1's designs (the paper counts attention as 4d², which any
 head split of d realises)."""
 
+FITTED_G = 4.0
+"""The only granularity g = d/d_exp at which Eq. 3 was fitted (Sec. 2.1: "We use g = 4 in the
+following experiments"; Table 4)."""
+
+OUTSIDE = "outside what this law was fitted on"
+"""What a verdict reads when the model lies outside the law's fitted domain."""
+
 CONSTRAINED_VOCAB = 32000
 """Vocabulary we give Algorithm 1's designs (the paper counts no embeddings)."""
 
@@ -155,6 +162,11 @@ def verdict(cfg: ConfigLike, tokens: float | None = None) -> dict[str, Any]:
     same generalisation), at its own N_total (= the budget). ``Eq. 3 loss change`` is the
     routine's relative loss over the real one's, minus one (negative: the law prefers the
     routine's design). ``tokens`` is ignored: Eq. 3 was fitted at one token budget.
+    ``Eq. 3 verdict`` reads :data:`OUTSIDE` when the model's g is not :data:`FITTED_G` or its
+    N_total lies outside Table 4's range: Eq. 3 has no g term, so applied to a model of
+    another g it credits that g with whatever expert count it implies (at fixed active share,
+    coarse experts mean fewer of them, which Eq. 3's n_exp^0.023 rewards), while the paper's
+    own Table 6 ablation finds g = 1 worse by 1.6-1.7 % at fixed budgets.
 
     Parameters
     ----------
@@ -171,6 +183,12 @@ def verdict(cfg: ConfigLike, tokens: float | None = None) -> dict[str, Any]:
     design = optimize(c.total, c.active, CONSTRAINED_K_ALIGN, n_experts=grid)
     n_exp, n_topk = cfg.n_experts + cfg.n_shared, cfg.top_k + cfg.n_shared
     real = float(relative_loss(c.total, n_exp, n_topk))
+    real_g = arch.granularity(cfg, "constrained")
+    domain = flags(ID, N=c.total)
+    if not math.isclose(real_g, FITTED_G):
+        domain.append(f"g = {real_g:.3g}: Eq. 3 was fitted at g = {FITTED_G:g} only and has "
+                      "no g term")
+    change = design.loss / real - 1.0
     return {
         "N_total budget": c.total, "N_active budget": c.active,
         "real (l, d, n_exp, n_topk)": (cfg.n_layers, cfg.d_model, n_exp, n_topk),
@@ -180,9 +198,11 @@ def verdict(cfg: ConfigLike, tokens: float | None = None) -> dict[str, Any]:
         "routine g": design.g, "routine s": design.n_exp / design.n_topk,
         "routine N_total": design.total, "routine N_active": design.active,
         "expert grid max": grid[-1],
-        "Eq. 3 loss change": design.loss / real - 1.0,
+        "Eq. 3 loss change": change,
+        "Eq. 3 verdict": (OUTSIDE if domain else
+                          "routine better" if change < 0 else "real model better"),
         "convention": "constrained: Eq. 1-2 counts (non-embedding, 4d² attention, g = d/d_exp)",
-        "flags": flags(ID, N=c.total),
+        "flags": domain,
         "caveat": caveats(cfg, "Eq. 3 was fitted at a fixed 9B-token budget",
                           "routine uses g = 4 (Algorithm 1), the model its own g"),
     }
