@@ -507,7 +507,7 @@ def export_notebook(
     -------
     nbformat.NotebookNode
         A new notebook: no MyST role or directive left in any markdown cell, glue outputs and
-        ``metadata.jupytext`` removed, the set-up cell first.
+        ``metadata.jupytext`` (and MyST-NB's ``source_map``) removed, the set-up cell first.
 
     Raises
     ------
@@ -532,7 +532,8 @@ def export_notebook(
     _strip_glue_outputs(notebook)
     if setup_cell is not None:
         notebook.cells.insert(0, nbformat.from_dict(copy.deepcopy(setup_cell)))
-    notebook.metadata.pop("jupytext", None)
+    for private in ("jupytext", "source_map"):  # Jupytext's and MyST-NB's own bookkeeping
+        notebook.metadata.pop(private, None)
     nbformat.validate(notebook)
     return notebook
 
