@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import urllib.parse
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -22,6 +23,13 @@ from book_browser import BOOK, BRANCH, REPOSITORY, ROOT, SCREENSHOTS, Visit, bui
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from moelaws.notebook_export import build_revision
+
+
+def is_commit(revision: str) -> bool:
+    """Whether ``revision`` is a full commit hash this checkout has."""
+    return bool(re.fullmatch(r"[0-9a-f]{40}", revision)) and subprocess.run(
+        ["git", "cat-file", "-e", f"{revision}^{{commit}}"], cwd=ROOT, capture_output=True
+    ).returncode == 0
 
 PAGES = built_pages()
 TIMEOUT_MS = 30_000
@@ -370,8 +378,13 @@ def test_chapter_offers_launch_buttons_and_the_notebook(path: str, tab: Visit) -
     first = notebook["cells"][0]
     assert "moelaws-setup" in first["metadata"].get("tags", []), "no setup cell for Colab"
     # The set-up cell installs the commit the book was built from (the branch outside git).
-    assert f"moelaws[notebook] @ git+{REPOSITORY}@{build_revision(ROOT, BRANCH)}" in "".join(
-        first["source"])
+    revision = re.search(rf'"moelaws\[notebook\] @ git\+{re.escape(REPOSITORY)}@([^"]+)"',
+                         "".join(first["source"]))
+    assert revision, "".join(first["source"])
+    if build_revision(ROOT, BRANCH) == BRANCH:
+        assert revision[1] == BRANCH
+    else:
+        assert is_commit(revision[1]), f"{revision[1]} is not a commit of this repository"
     markdown = "\n".join("".join(c["source"]) for c in notebook["cells"]
                           if c["cell_type"] == "markdown")
     assert not re.findall(r"\{glue|:::\{|```\{|\{[a-z][\w:.-]*\}`", markdown), path
