@@ -323,3 +323,17 @@ def test_glue_without_myst_nb_shows_only_what_is_asked(
     assert capsys.readouterr().out == ""
     glue_module.glue("k", 2.5)
     assert "2.5" in capsys.readouterr().out
+
+
+def test_a_chapter_missing_from_the_executed_folder_is_executed(tmp_path: Path) -> None:
+    source = tmp_path / "99_tiny.md"
+    source.write_text(
+        (ROOT / "notebooks" / "00_anatomy.md").read_text().split("\n---\n", 1)[0] + "\n---\n\n"
+        "# Tiny\n\n```{code-cell} ipython3\nfrom moelaws.glue import glue\n\n"
+        "glue('half', 0.5, display=False)\nprint('ran')\n```\n\n"
+        "Half is {glue:text}`half:.2f`.\n")
+    out = ne.export_chapter(source, tmp_path / "no-such-folder", setup_cell=None)
+    assert [c.source for c in out.cells if c.cell_type == "markdown"] == [
+        "# Tiny", "Half is 0.50."]
+    code = next(c for c in out.cells if c.cell_type == "code")
+    assert [o.get("text") for o in code.outputs] == ["ran\n"]  # the glue output is gone
