@@ -1,8 +1,9 @@
 # The two commands a newcomer needs (see README.md):
 #   make book   set up everything, execute the chapters (unchanged ones come from the execution
 #               cache), build the HTML book in _build/html, print the timing report
-#   make test   set up everything, then ruff, unit tests, every chapter under nbval, a book build
-#               that executes every chapter from scratch, and the browser tests of every page
+#   make test   set up everything, then ruff, unit tests, a book build that executes every chapter
+#               from scratch, every downloadable notebook run in a fresh environment, and the
+#               browser tests of every page
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -21,12 +22,12 @@ CHROMIUM := /usr/bin/chromium
 # fails the build (tests/browser/test_build_strict.py checks that with these same flags).
 JB_FLAGS := --warningiserror --nitpick --keep-going
 
-.PHONY: help venv vendor book test lint unit nbval book-check chromium browser publish publish-guard clean
+.PHONY: help venv vendor book test lint unit nbval downloads book-check chromium browser publish publish-guard clean
 
 help:
 	@echo "make book   build the book into _build/html (sets up .venv and npm scripts first)"
-	@echo "make test   run ruff, the unit tests, every notebook under nbval, a from-scratch book"
-	@echo "            build and the browser tests of every built page"
+	@echo "make test   run ruff, the unit tests, a from-scratch book build, every downloadable"
+	@echo "            notebook in a fresh environment and the browser tests of every built page"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -80,8 +81,10 @@ lint: venv
 unit: venv
 	$(BIN)/python -m pytest -q -p no:cacheprovider --ignore=tests/browser tests
 
-# nbval collects .ipynb only: convert the MyST sources to fresh notebooks first. The student
-# editions (solutions removed, moelaws/teaching/student.py) run too: no cell may need a solution.
+# A quick check without a book build (not part of `make test`, whose `downloads` runs the same
+# cells): nbval collects .ipynb only, so convert the MyST sources to fresh notebooks first. The
+# student editions (solutions removed, moelaws/teaching/student.py) run too: no cell may need a
+# solution.
 nbval: venv
 	rm -rf $(NB_BUILD) && mkdir -p $(NB_BUILD)
 	for f in notebooks/*.md; do \
@@ -89,6 +92,13 @@ nbval: venv
 	done
 	$(BIN)/python -m moelaws.teaching.student notebooks/*.md -o $(NB_BUILD)/student
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env $(NB_BUILD)
+
+# Every downloadable notebook of the built book (each chapter and its student edition, as
+# moelaws.notebook_export wrote them) runs top to bottom in a fresh virtual environment that has
+# only ipykernel plus what the notebook's set-up cell installs (tests/test_downloads.py).
+downloads: book-check
+	MOELAWS_DOWNLOAD_TESTS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_downloads.py
 
 book-check: book
 	test -f _build/html/index.html
@@ -116,7 +126,7 @@ browser: book-check chromium
 # The test command's book build executes every chapter from scratch (FRESH=1 reaches `book`
 # through book-check and browser).
 test: FRESH = 1
-test: lint unit nbval book-check browser
+test: lint unit book-check downloads browser
 	@echo "make test: all checks passed"
 
 # Publish the built book on the gh-pages branch (GitHub Pages); the chapters' Colab buttons open

@@ -12,7 +12,7 @@ from moelaws import arch
 from moelaws.cli import main
 from moelaws.compare.report import size
 
-ROOT = Path(__file__).parent / "data" / "hf_configs"
+ROOT = Path(__file__).resolve().parents[1] / "moelaws" / "data" / "hf_configs"
 MODELS = sorted(p.name for p in ROOT.iterdir() if (p / "config.json").is_file())
 
 

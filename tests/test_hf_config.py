@@ -13,7 +13,7 @@ from moelaws.arch import HFConfigWarning, from_hf_config
 from moelaws.arch.hf_config import is_hf_config, uncounted
 from moelaws.arch.vendor_check import TOLERANCE, stored_configs_dir, stored_models
 
-ROOT = Path(__file__).parent / "data" / "hf_configs"
+ROOT = Path(__file__).resolve().parents[1] / "moelaws" / "data" / "hf_configs"
 MODELS = sorted(p.name for p in ROOT.iterdir() if (p / "config.json").is_file())
 
 

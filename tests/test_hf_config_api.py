@@ -23,7 +23,7 @@ from moelaws import allocation, arch, papers
 from moelaws.arch.hf_config import HF_CONFIG_PARAMETER
 from moelaws.compare import card, counting, recommend, verdicts
 
-HF_DIR = Path(__file__).parent / "data" / "hf_configs"
+HF_DIR = Path(__file__).resolve().parents[1] / "moelaws" / "data" / "hf_configs"
 MODELS = ("Mixtral-8x7B-v0.1", "DeepSeek-V3")
 TOKENS = 1e12
 

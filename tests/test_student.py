@@ -2,8 +2,8 @@
 
 Every chapter's student notebook is checked here statically (no solution cell, marker or
 solution-only line; no later cell reads a name only a solution defines); one chapter's student
-notebook is executed with nbclient. ``make nbval`` (part of ``make test``) runs every chapter's
-student notebook top to bottom as well.
+notebook is executed with nbclient. ``make downloads`` (part of ``make test``) runs every
+chapter's student notebook, as the book offers it, top to bottom in a fresh environment.
 """
 
 from __future__ import annotations

@@ -7,9 +7,12 @@ only opens ``.ipynb`` files from GitHub. So:
 * the Colab button is pointed at the chapter's executed notebook (the ``.ipynb`` offered under
   "download") as published on the GitHub Pages branch (``moelaws_pages_branch``, default
   ``gh-pages``; README's "Publishing" section says how the built book gets there);
-* every downloadable notebook (``_sources/**/*.ipynb``) gets a first cell that installs the
-  ``moelaws`` package from the repository when the running kernel lacks it (Colab, a fresh
-  Jupyter), and does nothing in the book's own environment.
+* every downloadable notebook (``_sources/**/*.ipynb``: the chapters and their student editions)
+  is rewritten by :func:`moelaws.notebook_export.export_notebook`, the one converter of the
+  package: plain Markdown that JupyterLab, Notebook 7, VS Code and Colab render (glue values
+  in the prose, no MyST roles or directives) and a first cell that installs
+  ``moelaws[notebook]`` from the repository at the commit the book was built from when the
+  running kernel lacks it (Colab, a fresh Jupyter), and does nothing where it is installed.
 
 The repository's URL and branch come from ``_config.yml``'s ``repository:`` section, the one
 place they are written.
@@ -21,18 +24,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-SETUP_TAG = "moelaws-setup"
+from moelaws.notebook_export import SETUP_TAG
 
-_SETUP_SOURCE = '''\
-# Outside the book's environment (Colab, a fresh kernel) moelaws is not installed yet: install
-# it from the repository. In the book's environment this cell does nothing.
-import importlib.util
-import subprocess
-import sys
-
-if importlib.util.find_spec("moelaws") is None:
-    package = "moelaws @ {requirement}"
-    subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", package])'''
+__all__ = ["SETUP_TAG", "colab_url", "repository", "setup_cell"]
 
 
 def repository(app: Any) -> tuple[str, str, str]:
@@ -45,17 +39,17 @@ def repository(app: Any) -> tuple[str, str, str]:
 
 
 def setup_cell(app: Any) -> dict[str, Any]:
-    """The code cell that installs ``moelaws`` from the repository when it is missing."""
+    """The code cell that installs ``moelaws[notebook]`` when it is missing.
+
+    It installs from the repository at the commit the book is built from (``git rev-parse
+    HEAD``), or at ``_config.yml``'s branch outside a git checkout.
+    """
+    from moelaws import notebook_export
+
     org, repo, branch = repository(app)
-    requirement = f"git+https://github.com/{org}/{repo}@{branch}"
-    return {
-        "cell_type": "code",
-        "execution_count": None,
-        "id": SETUP_TAG,
-        "metadata": {"tags": [SETUP_TAG]},
-        "outputs": [],
-        "source": _SETUP_SOURCE.format(requirement=requirement),
-    }
+    revision = notebook_export.build_revision(app.srcdir, branch)
+    url = f"https://github.com/{org}/{repo}"
+    return notebook_export.setup_cell(notebook_export.install_requirement(url, revision))
 
 
 def colab_url(app: Any, docname: str) -> str:
@@ -80,16 +74,28 @@ def _retarget_colab(app: Any, pagename: str, templatename: str, context: dict, d
     visit(context.get("header_buttons", []) or [])
 
 
-def _add_setup_cells(app: Any, exception: Exception | None) -> None:
+def _export_downloads(app: Any, exception: Exception | None) -> None:
+    """Every ``_sources/**/*.ipynb`` becomes its exported form (glue from MyST-NB's output)."""
     if exception is not None or app.builder.format != "html":
         return
     import nbformat
 
-    for path in sorted(Path(app.outdir, "_sources").rglob("*.ipynb")):
-        notebook = nbformat.read(path, as_version=4)
-        if notebook.cells and SETUP_TAG in notebook.cells[0].get("metadata", {}).get("tags", []):
-            continue
-        notebook.cells.insert(0, nbformat.from_dict(setup_cell(app)))
+    from moelaws.notebook_export import GlueStore, bib_labels, export_notebook
+    from moelaws.teaching.student import SUFFIX
+
+    sources = Path(app.outdir, "_sources")
+    executed = Path(app.env.mystnb_config.output_folder)
+    cell = setup_cell(app)
+    bib: dict[str, tuple[str, str]] = {}
+    for bibfile in app.config.bibtex_bibfiles:
+        bib.update(bib_labels(Path(app.srcdir, bibfile)))
+    titles = {doc.rsplit("/", 1)[-1]: title.astext() for doc, title in app.env.titles.items()}
+    for path in sorted(sources.rglob("*.ipynb")):
+        relative = path.relative_to(sources)
+        name = path.name.removesuffix(SUFFIX).removesuffix(".ipynb")
+        glue = GlueStore(executed / relative.parent, name)
+        notebook = export_notebook(nbformat.read(path, as_version=4), glue,
+                                   setup_cell=cell, bib=bib, titles=titles)
         nbformat.write(notebook, path)
 
 
@@ -97,5 +103,5 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("moelaws_pages_branch", "gh-pages", "html")
     # After sphinx-book-theme's add_launch_buttons (priority 501) has built the buttons.
     app.connect("html-page-context", _retarget_colab, priority=600)
-    app.connect("build-finished", _add_setup_cells)
+    app.connect("build-finished", _export_downloads)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,6 +1,6 @@
 """Our counts of real Hugging Face configs against the sizes their vendors state.
 
-The configs and the stated sizes live in the repository, ``tests/data/hf_configs/``: one
+The configs and the stated sizes ship with the package, in ``moelaws/data/hf_configs/``: one
 ``<model>/config.json`` per model and ``sources.json`` with, per model, where the config was
 copied from, the vendor's stated total and active parameters (billions), the document that
 states them, and the vendor's counting convention. A convention starting with ``with
@@ -21,6 +21,7 @@ import pandas as pd
 from moelaws.arch.config import MoEConfig
 from moelaws.arch.counting import counts
 from moelaws.arch.hf_config import HFConfigWarning, from_hf_config, uncounted
+from moelaws.paper_data import data_dir
 
 __all__ = [
     "TOLERANCE",
@@ -38,18 +39,17 @@ _CONVENTIONS = ("with embeddings", "with output head")
 
 
 def stored_configs_dir() -> Path:
-    """The repository's ``tests/data/hf_configs`` folder.
+    """The package's ``moelaws/data/hf_configs`` folder (installed with the package).
 
     Raises
     ------
     ValueError
-        If it is absent (the configs ship with the repository, not with the installed
-        package).
+        If it is absent (an installation without the package data).
     """
-    root = Path(__file__).resolve().parents[2] / "tests" / "data" / "hf_configs"
+    root = data_dir("hf_configs")
     if not (root / "sources.json").is_file():
-        raise ValueError(f"no stored Hugging Face configs at {root}: they ship with the "
-                         "moelaws repository, not with the installed package")
+        raise ValueError(f"no stored Hugging Face configs at {root}: the moelaws installation "
+                         "lacks its package data")
     return root
 
 

@@ -7,6 +7,10 @@ shell::
 
     python -m moelaws.teaching.student notebooks/*.md -o students/
 
+That keeps the chapter's MyST Markdown; the book's download is then exported by
+:func:`moelaws.notebook_export.export_notebook` (plain Markdown, glued values, a set-up cell),
+as ``python -m moelaws.notebook_export --student`` does from a shell.
+
 Every cell tagged ``solution`` goes (the gated ``{solution-start}`` ... ``{solution-end}``
 markdown and the solution's code cells); each exercise is followed by an empty code cell, after
 its optional starter cells (tagged ``exercise``), that only says where the answer goes. A cell

@@ -12,14 +12,24 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import urllib.parse
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
-from book_browser import BOOK, BRANCH, REPOSITORY, SCREENSHOTS, Visit, built_pages, open_tab
+from book_browser import BOOK, BRANCH, REPOSITORY, ROOT, SCREENSHOTS, Visit, built_pages, open_tab
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from moelaws.notebook_export import build_revision
+
+
+def is_commit(revision: str) -> bool:
+    """Whether ``revision`` is a full commit hash this checkout has."""
+    return bool(re.fullmatch(r"[0-9a-f]{40}", revision)) and subprocess.run(
+        ["git", "cat-file", "-e", f"{revision}^{{commit}}"], cwd=ROOT, capture_output=True
+    ).returncode == 0
 
 PAGES = built_pages()
 TIMEOUT_MS = 30_000
@@ -354,7 +364,8 @@ def test_chapter_offers_launch_buttons_and_the_notebook(path: str, tab: Visit) -
     source = _slug(path)
     binder = [h for h in links if h.startswith("https://mybinder.org/v2/gh/")]
     colab = [h for h in links if h.startswith("https://colab.research.google.com/github/")]
-    assert binder and binder[0].endswith(f"urlpath=tree/{source}.md"), binder
+    # JupyterLab opens the MyST source as a notebook (binder/postBuild sets Jupytext's viewer).
+    assert binder and binder[0].endswith(f"urlpath=lab/tree/{source}.md"), binder
     # Colab opens only .ipynb files: the executed notebook as published on the Pages branch.
     assert colab and colab[0].endswith(f"/blob/gh-pages/_sources/{source}.ipynb"), colab
     ipynb = [h for h in links if h.endswith(f"_sources/{source}.ipynb")]
@@ -366,7 +377,17 @@ def test_chapter_offers_launch_buttons_and_the_notebook(path: str, tab: Visit) -
     assert any(c.get("outputs") for c in notebook["cells"] if c["cell_type"] == "code")
     first = notebook["cells"][0]
     assert "moelaws-setup" in first["metadata"].get("tags", []), "no setup cell for Colab"
-    assert f"git+{REPOSITORY}@{BRANCH}" in "".join(first["source"])
+    # The set-up cell installs the commit the book was built from (the branch outside git).
+    revision = re.search(rf'"moelaws\[notebook\] @ git\+{re.escape(REPOSITORY)}@([^"]+)"',
+                         "".join(first["source"]))
+    assert revision, "".join(first["source"])
+    if build_revision(ROOT, BRANCH) == BRANCH:
+        assert revision[1] == BRANCH
+    else:
+        assert is_commit(revision[1]), f"{revision[1]} is not a commit of this repository"
+    markdown = "\n".join("".join(c["source"]) for c in notebook["cells"]
+                          if c["cell_type"] == "markdown")
+    assert not re.findall(r"\{glue|:::\{|```\{|\{[a-z][\w:.-]*\}`", markdown), path
     assert not tab.problems(), tab.problems()
 
 
