@@ -443,3 +443,89 @@ def test_remaining_helpers_and_their_errors(tmp_path: Path) -> None:
     assert pd.read_csv(out)["d_m"].tolist() == [8]
     with pytest.raises(SystemExit):
         transcribe_main([])
+
+
+# --- review fixes: what the tables and the fits do and do not show --------------------------
+
+
+def test_transcription_checks_use_redundant_columns() -> None:
+    checks = analysis.transcription_checks()
+    assert checks["rows"] == checks["d_d = 3d"] == checks["L = L_d + L_m"] == 667
+    assert 0.1 < checks["grid median |M/N_a dev| min (%)"] < 0.2
+    assert 0.6 < checks["grid median |M/N_a dev| max (%)"] < 0.7
+
+
+def test_whole_layers_force_only_a_minority_of_grid_misses() -> None:
+    breakdown = analysis.grid_m_miss_breakdown()
+    assert breakdown == {"rows": 216, "out of band": 139, "forced by whole layers": 30,
+                         "avoidable": 109}
+    signs = analysis.grid_m_sign_by_scale().set_index("scale")
+    assert (signs.loc[["1e19", "1e20"], "below target"] == 36).all()
+    assert (signs.loc[["3e18", "3e19"], "above target"] == 36).all()
+    assert signs.loc["1e20", "median dev (%)"] == pytest.approx(-8.82, abs=0.01)
+    # The 1e20, r = 9 example: L = 22 would land within the band, the rows use fewer layers.
+    quant = analysis.grid_quantisation()
+    example = quant[(quant["scale"] == "1e20") & (quant["grid M/N_a"] == 9)]
+    assert example["best L at grid r"].iloc[0] == 22
+    assert example["best dev at grid r (%)"].iloc[0] == pytest.approx(1.65, abs=0.01)
+    assert example["L"].max() < 22
+
+
+def test_m_band_per_table_scale_block() -> None:
+    blocks = analysis.m_tolerance_by_block()
+    assert len(blocks) == 22 and int(blocks["within"].sum()) == 5
+    kept = set(zip(blocks.loc[blocks["within"], "table"], blocks.loc[blocks["within"], "scale"],
+                   strict=True))
+    assert kept == {(15, "1e19"), (15, "1e20"), (18, "1e19"), (20, "1e20"), (21, "3e20")}
+    with pytest.raises(ValueError):
+        analysis.m_tolerance_by_block(0.0)
+
+
+def test_unembedding_share_of_m() -> None:
+    share = analysis.unembedding_share().set_index("scale")
+    # Independently: 6·d·V over Table 2's M_opt, at the 1e18 sweep's median d = 516.
+    assert share.loc["1e18", "sweep median d"] == 516
+    assert share.loc["1e18", "6dV / M_opt at median d"] == pytest.approx(
+        6 * 516 * 152064 / 0.2672e9, rel=1e-9)
+    assert share.loc["1e18", "6dV / M_opt at median d"] == pytest.approx(1.76, abs=0.01)
+    assert share.loc["3e20", "6dV / M_opt at median d"] == pytest.approx(0.29, abs=0.01)
+    assert share.loc["1e18", "6dV / M_opt, smallest d"] == pytest.approx(0.98, abs=0.01)
+    assert share.loc["1e18", "6dV / M_opt, largest d"] == pytest.approx(2.54, abs=0.01)
+    assert share.loc["1e18", "2Vd / N_a at median d"] == pytest.approx(6.2, abs=0.1)
+    assert share["6dV / M_opt at median d"].is_monotonic_decreasing
+
+
+def test_ratio_fit_extrapolation_and_common_r2() -> None:
+    assert analysis.ratio_fit_r2_linear(6.0) == pytest.approx(0.973, abs=1e-3)
+    assert analysis.ratio_fit_r2_linear(0.0) == pytest.approx(0.947, abs=1e-3)
+    ext = analysis.ratio_fit_extrapolation(np.array([1e22, 1e24])).set_index("C")
+    assert ext.loc[1e24, "95% band low"] == pytest.approx(6.456, abs=1e-3)
+    assert ext.loc[1e24, "95% band high"] == pytest.approx(6.944, abs=1e-3)
+    assert ext.loc[1e24, "M/N_a (a C^b)"] < 6 < ext.loc[1e22, "M/N_a (a C^b)"]
+    assert ext.loc[1e24, "L high / L low"] > 1.8
+    assert ext.loc[1e22, "M/N_a (6 + a C^b)"] == pytest.approx(7.261, abs=1e-3)
+
+
+def test_n_over_na_offsets_in_rounding_steps() -> None:
+    steps = analysis.n_over_na_summary().set_index("scale")["sweep offset / step effect"]
+    assert (steps[["1e18", "3e18"]] > 5).all()
+    assert ((steps[["1e19", "3e19"]] > 2) & (steps[["1e19", "3e19"]] < 3)).all()
+
+
+def test_table3_is_consistent_with_itself() -> None:
+    t3 = analysis.table3_consistency()
+    assert t3["sum d^2"] == 4 and t3["discordant pairs"] == 2
+    assert round(t3["R2 from r"], 4) == analysis.TABLE3_PRINTED["R2"]
+    assert round(t3["rho from sum d^2"], 4) == analysis.TABLE3_PRINTED["Spearman rho"]
+    assert round(t3["tau from discordant"], 4) == analysis.TABLE3_PRINTED["Kendall tau"]
+    assert t3["Kendall tau (scipy)"] == pytest.approx(t3["tau from discordant"])
+    assert t3["Spearman p"] == pytest.approx(analysis.TABLE3_PRINTED["Spearman p"], rel=0.01)
+    assert t3["Kendall p"] == pytest.approx(analysis.TABLE3_PRINTED["Kendall p"], rel=0.01)
+    assert t3["Pearson p"] == pytest.approx(analysis.TABLE3_PRINTED["Pearson p"], rel=0.02)
+
+
+def test_over_670_counts_app_e_runs() -> None:
+    from moelaws.claims import holistic as registry
+
+    claim = next(c for c in registry.CLAIMS if "over 670" in c.ref)
+    assert claim.compute() == 667 + 30 and claim.expected == "reproduced"

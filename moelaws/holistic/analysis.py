@@ -25,6 +25,7 @@ from moelaws.holistic.law import (
     N_EXPERTS,
     SEQ_LEN,
     TOP_K,
+    VOCAB_SIZE,
     HeadSettings,
     counts,
     optimal_flops_per_token,
@@ -223,6 +224,47 @@ def max_abs_m_deviation(table: int) -> float:
     return float(rows["M_dev"].abs().max() * 100)
 
 
+def transcription_checks() -> dict[str, float]:
+    """Checks that can catch a mistyped appendix row (Tables 5-21), unlike solving Eq. 3
+    backwards from the row's own counts (which returns any tuple of numbers unchanged).
+
+    Returns the number of rows, how many satisfy ``d_d = 3d`` and ``L = L_d + L_m`` (both
+    redundant columns of every table), and the smallest and largest per-table median
+    |M/N_a − grid value| (%) of the Sec. 5.2 grid rows (Tables 9-14).
+    """
+    frame = load_appendix()
+    grid = grid_summary()["median |M/N_a dev| (%)"]
+    return {
+        "rows": float(len(frame)),
+        "d_d = 3d": float((frame["d_d"] == 3 * frame["d"]).sum()),
+        "L = L_d + L_m": float((frame["L"] == frame["L_d"] + frame["L_m"]).sum()),
+        "grid median |M/N_a dev| min (%)": float(grid.min()),
+        "grid median |M/N_a dev| max (%)": float(grid.max()),
+    }
+
+
+def m_tolerance_by_block(tolerance: float = 0.05) -> pd.DataFrame:
+    """Like :func:`m_tolerance_by_table`, but per (table, scale) block: Table 15 pools six
+    scales, so counting per table hides blocks that keep the band.
+
+    Raises
+    ------
+    ValueError
+        If ``tolerance`` is not positive.
+    """
+    if not tolerance > 0:
+        raise ValueError("tolerance must be positive")
+    grouped = _appendix_counts().groupby(["table", "scale"], sort=False)
+    out = pd.DataFrame(
+        {
+            "rows": grouped.size(),
+            "max |dev| (%)": grouped["M_dev"].agg(lambda s: s.abs().max()) * 100,
+        }
+    )
+    out["within"] = out["max |dev| (%)"] <= tolerance * 100
+    return out.reset_index()
+
+
 # --- Sec. 4.3: ten configurations swept over d ----------------------------------------------
 
 
@@ -320,6 +362,40 @@ def grid_quantisation(tolerance: float = 0.05) -> pd.DataFrame:
     return rows
 
 
+def grid_m_miss_breakdown(tolerance: float = 0.05) -> dict[str, int]:
+    """How many Sec. 5.2 grid rows miss Table 4's ±``tolerance`` band on M, and how many of
+    those sit in a (scale, M/N_a) pair where no integer L reaches the band at the exact grid
+    value (quantisation forces the miss) versus one where some integer L would have.
+    """
+    rows = grid_quantisation(tolerance)
+    out_of_band = rows["M_dev"].abs() > tolerance
+    forced = out_of_band & ~rows["5% attainable at grid r"]
+    return {
+        "rows": len(rows),
+        "out of band": int(out_of_band.sum()),
+        "forced by whole layers": int(forced.sum()),
+        "avoidable": int((out_of_band & ~forced).sum()),
+    }
+
+
+def grid_m_sign_by_scale() -> pd.DataFrame:
+    """Per scale, the sign pattern of the grid rows' M deviations (Tables 9-14): rows below
+    and above the target and the median, smallest and largest deviation (%). Whole-layer
+    quantisation scatters M on both sides of the target; a one-signed scale does not."""
+    rows = grid_assignment()
+    grouped = rows.groupby("scale", sort=False)["M_dev"]
+    return pd.DataFrame(
+        {
+            "rows": grouped.size(),
+            "below target": grouped.agg(lambda s: int((s < 0).sum())),
+            "above target": grouped.agg(lambda s: int((s > 0).sum())),
+            "median dev (%)": grouped.median() * 100,
+            "min dev (%)": grouped.min() * 100,
+            "max dev (%)": grouped.max() * 100,
+        }
+    ).reset_index()
+
+
 # --- Sec. 6: the d sweeps and the optimal (M, N_a, N) they are built on ---------------------
 
 
@@ -385,6 +461,8 @@ def n_over_na_summary() -> pd.DataFrame:
 
     ``d_m step effect`` is the median change of N/N_a that moving d_m by half a hardware step
     (4) causes in the sweep's rows: the largest rounding App. F.4 could blame.
+    ``sweep offset / step effect`` is the sweep's median minus the chosen value, in units of
+    that effect.
     """
     frame = _appendix_counts()
     records = []
@@ -403,6 +481,39 @@ def n_over_na_summary() -> pd.DataFrame:
                 "sweep median": float(sweep["N/N_a"].median()),
                 "sweep range": f"{sweep['N/N_a'].min():.2f}-{sweep['N/N_a'].max():.2f}",
                 "d_m step effect": float(step.median()),
+            }
+        )
+    out = pd.DataFrame(records)
+    out["sweep offset / step effect"] = (
+        out["sweep median"] - out["F.4 chosen"]
+    ) / out["d_m step effect"]
+    return out
+
+
+def unembedding_share() -> pd.DataFrame:
+    """Per scale: the FLOPs Eq. 3's M leaves out, as a share of Table 2's M_opt.
+
+    The output projection (unembedding) costs 6·d·V training FLOPs per token (V = 152,064,
+    Table 4), the same 6-per-parameter convention as Eq. 12's 6·N_a; the embedding lookup
+    is not a matmul. Eq. 3 (App. A Eq. 10-12) counts neither. Columns: the d sweep's median
+    d, 6dV/M_opt at it and over the sweep's d range, and the embedding plus unembedding
+    parameters 2Vd over the sweep's median N_a.
+    """
+    frame = _appendix_counts()
+    records = []
+    for scale, table in SWEEP_TABLES.items():
+        rows = frame[frame["table"] == table]
+        m = float(rows["M_target"].iloc[0])
+        d = rows["d"].to_numpy(dtype=float)
+        median_d = float(np.median(d))
+        records.append(
+            {
+                "scale": scale,
+                "sweep median d": median_d,
+                "6dV / M_opt at median d": 6 * median_d * VOCAB_SIZE / m,
+                "6dV / M_opt, smallest d": 6 * d.min() * VOCAB_SIZE / m,
+                "6dV / M_opt, largest d": 6 * d.max() * VOCAB_SIZE / m,
+                "2Vd / N_a at median d": 2 * VOCAB_SIZE * median_d / float(rows["N_a"].median()),
             }
         )
     return pd.DataFrame(records)
@@ -483,6 +594,48 @@ def optimal_ratio_fit(offset: float = 6.0) -> PowerFit:
     return power_fit(targets["C"].to_numpy(), targets["M/N_a"].to_numpy(), offset)
 
 
+def ratio_fit_r2_linear(offset: float) -> float:
+    """R² of :func:`optimal_ratio_fit` measured on M/N_a itself (not on log(M/N_a − offset)),
+    so that fits with different offsets compare on one scale."""
+    targets = _sweep_targets()
+    y = targets["M/N_a"].to_numpy()
+    fitted = optimal_ratio_fit(offset)(targets["C"].to_numpy())
+    return float(1 - np.sum((y - fitted) ** 2) / np.sum((y - y.mean()) ** 2))
+
+
+def ratio_fit_extrapolation(budgets: np.ndarray) -> pd.DataFrame:
+    """Ours: how uncertain the M/N_a fit (Fig. 5b stand-in) is outside its fitted range
+    1e18-3e20, and what that does to the layer count.
+
+    Per budget: M/N_a from ``6 + a·C^b`` with the 95 % band of the mean (statsmodels, from
+    the fit's covariance on six design points: a lower bound on the real uncertainty), the
+    attention share 1 − 6/(M/N_a) of M at the band's ends (at fixed M, L is proportional to
+    it: L = M(1 − 6/r)/(6·S·N_q·d_qkv), Eq. 3), the ratio of the two, and the plain power
+    law's M/N_a (infeasible where it is ≤ 6, Eq. 5).
+    """
+    targets = _sweep_targets()
+    logc = np.log(targets["C"].to_numpy())
+    res = sm.OLS(np.log(targets["M/N_a"].to_numpy() - 6.0), sm.add_constant(logc)).fit()
+    budgets = np.asarray(budgets, dtype=float)
+    pred = res.get_prediction(sm.add_constant(np.log(budgets), has_constant="add"))
+    band = pred.conf_int(alpha=0.05)
+    mid = 6.0 + np.exp(pred.predicted_mean)
+    lo, hi = 6.0 + np.exp(band[:, 0]), 6.0 + np.exp(band[:, 1])
+    share_lo, share_hi = 1 - 6 / lo, 1 - 6 / hi
+    return pd.DataFrame(
+        {
+            "C": budgets,
+            "M/N_a (6 + a C^b)": mid,
+            "95% band low": lo,
+            "95% band high": hi,
+            "attention share low": share_lo,
+            "attention share high": share_hi,
+            "L high / L low": share_hi / share_lo,
+            "M/N_a (a C^b)": optimal_ratio_fit(0.0)(budgets),
+        }
+    )
+
+
 def d_range_fits() -> pd.DataFrame:
     """Ours: power laws d = a·C^b for the sweeps' smallest, median and largest d, and for our
     feasible interval's ends and midpoint at the same optimal configurations."""
@@ -506,6 +659,49 @@ def d_range_fits() -> pd.DataFrame:
 
 
 # --- Sec. 4.3 median proxy and Fig. 3 -------------------------------------------------------
+
+
+TABLE3_PRINTED: dict[str, float] = {
+    "Pearson r": 0.9793, "Spearman rho": 0.9758, "Kendall tau": 0.9111, "R2": 0.9590,
+    "Pearson p": 7.89e-7, "Spearman p": 1.47e-6, "Kendall p": 2.98e-5,
+}
+"""Table 3 (Sec. 4.3.1), as printed: proxy loss vs true minimum loss over n = 10."""
+
+
+def table3_consistency(n: int = 10) -> dict[str, float]:
+    """Table 3 against itself (the losses behind it are not published).
+
+    With n = 10 untied pairs, R² must be r², Spearman's ρ = 1 − 6Σd²/(n(n² − 1)) with an
+    integer Σd², and Kendall's τ = (concordant − discordant)/C(n, 2) with an integer number
+    of discordant pairs. Returns the nearest admissible Σd² and discordant count, the ρ, τ and
+    R² they imply, and the p-values scipy gives for the printed r and for a ranking with that
+    ρ and τ (Pearson and Spearman: t-test; Kendall: exact).
+    """
+    from scipy import stats
+
+    pairs = n * (n - 1) / 2
+    sum_d2 = round((1 - TABLE3_PRINTED["Spearman rho"]) * n * (n * n - 1) / 6)
+    discordant = round((1 - TABLE3_PRINTED["Kendall tau"]) * pairs / 2)
+    r = TABLE3_PRINTED["Pearson r"]
+    t_r = r * math.sqrt((n - 2) / (1 - r * r))
+    rho = 1 - 6 * sum_d2 / (n * (n * n - 1))
+    t_rho = rho * math.sqrt((n - 2) / (1 - rho * rho))
+    # A ranking with exactly ``discordant`` inversions: adjacent swaps, each adding one.
+    ranking = list(range(n))
+    for i in range(discordant):
+        ranking[2 * i], ranking[2 * i + 1] = ranking[2 * i + 1], ranking[2 * i]
+    kendall = stats.kendalltau(range(n), ranking, method="exact")
+    return {
+        "R2 from r": r * r,
+        "sum d^2": float(sum_d2),
+        "rho from sum d^2": rho,
+        "discordant pairs": float(discordant),
+        "tau from discordant": (pairs - 2 * discordant) / pairs,
+        "Kendall tau (scipy)": float(kendall.statistic),
+        "Pearson p": float(2 * stats.t.sf(t_r, n - 2)),
+        "Spearman p": float(2 * stats.t.sf(t_rho, n - 2)),
+        "Kendall p": float(kendall.pvalue),
+    }
 
 
 def median_proxy_check() -> pd.DataFrame:
