@@ -103,11 +103,12 @@ def table2() -> pd.DataFrame:
 
 @lru_cache(maxsize=1)
 def leverage_table12() -> pd.DataFrame:
-    """Leverage paper Table 12 (24 configurations in 5 groups), learning rates corrected.
+    """Leverage paper Table 12 (six groups), learning rates corrected.
 
-    ``eta_printed`` is the table's value; ``eta`` corrects two exponent typos (9.5e-3 and
-    8.1e-3 for groups 4 and 5 are 9.5e-4 and 8.1e-4 in the same paper's Table 11 and in the
-    allocation paper's Table 2).
+    ``eta_printed`` is the table's value; ``eta`` corrects three exponent typos (9.5e-3,
+    8.1e-3 and 7.0e-3 for groups 4-6 are 9.5e-4, 8.1e-4 and 7.0e-4 in the same paper's
+    Table 11; the first two also in the allocation paper's Table 2). Groups 1-5 carry Table 2's
+    five labels in order; group 6 (22 layers, 6e20 FLOPs) has no Table 2 label.
     """
     return _read("leverage_table12.csv")
 
@@ -194,7 +195,8 @@ def hyperparameter_check() -> pd.DataFrame:
     ``batch at max C`` in sequences).
     """
     t2 = table2().copy()
-    t12 = leverage_table12().groupby("group").first().reset_index()
+    # Group g of Table 12 carries the settings of Table 2's g-th label; group 6 has none.
+    t12 = leverage_table12().groupby("group").first().loc[range(1, len(t2) + 1)]
     t2["batch_tokens"] = t2["batch_size"] * CONTEXT_LENGTH
     t2["C from lr"] = compute_for_eta(t2["learning_rate"])
     t2["C from batch"] = compute_for_batch(t2["batch_tokens"])
