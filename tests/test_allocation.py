@@ -293,16 +293,23 @@ def test_tables_transcribed():
     assert list(t2["label"]) == ["20M", "30M", "55M", "100M", "200M"]
     assert list(t2["batch_size"]) == [96, 160, 224, 320, 512]
     t12 = al.leverage_table12()
-    # groups 1-5 of the leverage Table 12, five rows each, as printed (group 5 ends at 1184/680)
-    assert len(t12) == 25 and t12.groupby("group").size().tolist() == [5, 5, 5, 5, 5]
-    assert t12[["n_layers", "d_model", "d_expert"]].iloc[-1].tolist() == [16, 1184, 680]
+    # all six groups of the leverage Table 12, five rows each, as printed (group 5 ends at
+    # 1184/680), every row equal to the leverage chapter's own transcription
+    assert len(t12) == 30 and t12.groupby("group").size().tolist() == [5, 5, 5, 5, 5, 5]
+    assert t12[t12["group"] == 5][["n_layers", "d_model", "d_expert"]].iloc[-1].tolist() == [
+        16, 1184, 680]
     leverage = load_configs(12)
     cols = ["n_layers", "d_model", "d_expert", "n_heads", "n_kv_heads"]
-    assert (leverage[leverage["group"] <= 5][cols].to_numpy() == t12[cols].to_numpy()).all()
-    # Table 2 learning rates are Table 12's truncated to 1e-4 (after the exponent-typo fix)
+    assert (leverage[cols].to_numpy() == t12[cols].to_numpy()).all()
+    # Table 2 learning rates are Table 12's truncated to 1e-4 (after the exponent-typo fix);
+    # group 6 (22 layers, 6e20 FLOPs) has no Table 2 label.
     first = t12.groupby("group")["eta"].first().to_numpy()
-    np.testing.assert_allclose(np.floor(first * 1e4 + 1e-9) / 1e4, t2["learning_rate"])
-    assert (t12.groupby("group")["B"].first().to_numpy() == t2["batch_size"]).all()
+    np.testing.assert_allclose(np.floor(first[:5] * 1e4 + 1e-9) / 1e4, t2["learning_rate"])
+    assert (t12.groupby("group")["B"].first().to_numpy()[:5] == t2["batch_size"]).all()
+    # The third exponent typo: printed 7.0e-3, Table 11 7.0e-4 at 6e20.
+    g6 = t12[t12["group"] == 6]
+    assert (g6["eta_printed"] == 7.0e-3).all() and (g6["eta"] == 7.0e-4).all()
+    assert (g6["B"] == 768).all() and (g6["max_training_flops"] == 6e20).all()
 
 
 def test_table12_config_and_flops():
@@ -311,9 +318,10 @@ def test_table12_config_and_flops():
     assert (cfg.d_model, cfg.d_expert, cfg.n_kv_heads) == (512, 512, 2)
     assert arch.sparsity(cfg, "allocation") == pytest.approx(62 / 65)
     f = al.table12_flops()
-    assert len(f) == 25
+    assert len(f) == 30
     assert f["r"].min() == pytest.approx(0.2097, abs=1e-3)
-    assert f["r"].max() == pytest.approx(1.195, abs=1e-3)
+    assert f[f["group"] <= 5]["r"].max() == pytest.approx(1.195, abs=1e-3)
+    assert f["r"].max() == pytest.approx(1.40, abs=0.01)
     assert experiment.compute_spread() < 1.003 < 1.05 < experiment.compute_spread(
         "C_A+C_E printed")
     with pytest.raises(ValueError):
@@ -451,3 +459,64 @@ def test_range_minimum_is_the_corner():
     assert corner == pytest.approx(18.5446, abs=1e-3)
     with pytest.raises(ValueError, match="positive"):
         al.range_minimum(5e9, 1e13, 0.9, 0.2, coefficients={"beta": -0.1})
+
+
+# --- Review fixes (chapter 6): direction below the threshold, rounding, shares, truncation ---
+
+
+def test_least_ratio_sparsity_closed_form_and_direction():
+    # Threshold exp(1.23 / (0.24 * 0.21)) = 3.97e10 FLOPs, typed independently of the module.
+    assert al.least_ratio_threshold() == pytest.approx(math.exp(1.23 / 0.0504), rel=1e-12)
+    assert al.least_ratio_threshold() == pytest.approx(3.97e10, rel=0.01)
+    # Below it r* RISES with S everywhere (Section 2.3/6.1 read the opposite).
+    s = np.linspace(0.3, 0.995, 200)
+    assert np.all(np.diff(al.optimal_ratio(1e9, s)) > 0)
+    assert al.least_ratio_sparsity(1e9) < 0
+    # Above it the closed form is the numerical argmin over a fine S grid.
+    for c in (2e18, 1e21, 1e25):
+        fine = np.linspace(0.5, 0.9999, 400001)
+        argmin = fine[np.argmin(al.optimal_ratio(c, fine))]
+        assert float(al.least_ratio_sparsity(c)) == pytest.approx(argmin, abs=1e-5)
+    np.testing.assert_allclose(al.least_ratio_sparsity(np.array([2e18, 1e21])),
+                               [0.9258, 0.9615], atol=5e-4)
+
+
+def test_rounding_draws_move_the_crossover_over_an_order_of_magnitude():
+    draws = al.rounding_draws(n=20000, seed=0)
+    assert draws["alpha_coef"].min() >= 6.65e-5 and draws["alpha_coef"].max() <= 6.75e-5
+    assert draws["beta_exp"].min() >= 0.205 and draws["beta_exp"].max() <= 0.215
+    cx = al.crossover_compute_draws(S4[0], S4[3], draws)
+    lo, hi = np.percentile(cx, [2.5, 97.5])
+    assert lo < float(al.crossover_compute(S4[0], S4[3])) < hi
+    assert 1.5e18 < lo < 2.5e18 and 1.2e19 < hi < 2.0e19
+    # The point values are the unperturbed law.
+    point = {k: np.array([v]) for k, v in
+             dict(alpha_coef=6.7e-5, alpha_exp=-1.23, beta_coef=0.24, beta_exp=0.21).items()}
+    assert float(al.optimal_ratio_draws(2e18, S4[0], point)[0]) == pytest.approx(
+        float(al.optimal_ratio(2e18, S4[0])), rel=1e-12)
+    flip = al.optimal_ratio_draws(2e18, S4[0], draws) > al.optimal_ratio_draws(2e18, S4[3], draws)
+    assert 0.01 < flip.mean() < 0.1
+    with pytest.raises(ValueError):
+        al.crossover_compute_draws(0.9, 0.9, draws)
+
+
+def test_attention_share_at_optimum_with_logits_is_near_30_40():
+    table = al.attention_share_at_optimum(float(S4[2]))
+    assert list(table["group"]) == [1, 2, 3, 4, 5, 6]
+    share = table["attention share with logits at r* (%)"]
+    assert 29.5 < share.min() < 30.5 and 36 < share.max() < 37
+    # On the C_A + C_E basis (logits left out) the same r* gives well above 40 %.
+    assert (100 / (1 + table["r*"]) > 44).all()
+    np.testing.assert_allclose(table["r* / r_max"].iloc[:4], [1.303, 1.118, 1.093, 1.017],
+                               atol=2e-3)
+    assert (table["C where r* = r_max"].iloc[:4] < table["max_training_flops"].iloc[:4]).all()
+
+
+def test_table2_learning_rates_are_table12_truncated_not_rounded():
+    hp = al.hyperparameter_check()
+    np.testing.assert_allclose(hp["table 12 eta truncated"], hp["learning_rate"], atol=1e-12)
+    rounded = np.round(hp["table 12 eta"] * 1e4) / 1e4
+    assert not np.allclose(rounded, hp["learning_rate"])
+    dev = hp["eta at C(batch) / table 12 eta"] - 1
+    assert 0.03 < dev.min() < 0.05 and 0.11 < dev.max() < 0.12
+    assert (hp["log2 B_opt(C from lr) / batch"].abs() < 0.5).all()

@@ -25,6 +25,7 @@ import pandas as pd
 from moelaws import arch
 from moelaws.allocation._domain import Array, check_compute
 from moelaws.allocation.design import flops_split
+from moelaws.allocation.law import compute_for_ratio, optimal_ratio
 from moelaws.arch import MoEConfig
 from moelaws.paper_data import read_csv
 from moelaws.validation import positive
@@ -102,11 +103,12 @@ def table2() -> pd.DataFrame:
 
 @lru_cache(maxsize=1)
 def leverage_table12() -> pd.DataFrame:
-    """Leverage paper Table 12, groups 1-5 (25 configurations), learning rates corrected.
+    """Leverage paper Table 12 (six groups), learning rates corrected.
 
-    ``eta_printed`` is the table's value; ``eta`` corrects two exponent typos (9.5e-3 and
-    8.1e-3 for groups 4 and 5 are 9.5e-4 and 8.1e-4 in the same paper's Table 11 and in the
-    allocation paper's Table 2).
+    ``eta_printed`` is the table's value; ``eta`` corrects three exponent typos (9.5e-3,
+    8.1e-3 and 7.0e-3 for groups 4-6 are 9.5e-4, 8.1e-4 and 7.0e-4 in the same paper's
+    Table 11; the first two also in the allocation paper's Table 2). Groups 1-5 carry Table 2's
+    five labels in order; group 6 (22 layers, 6e20 FLOPs) has no Table 2 label.
     """
     return _read("leverage_table12.csv")
 
@@ -193,7 +195,8 @@ def hyperparameter_check() -> pd.DataFrame:
     ``batch at max C`` in sequences).
     """
     t2 = table2().copy()
-    t12 = leverage_table12().groupby("group").first().reset_index()
+    # Group g of Table 12 carries the settings of Table 2's g-th label; group 6 has none.
+    t12 = leverage_table12().groupby("group").first().loc[range(1, len(t2) + 1)]
     t2["batch_tokens"] = t2["batch_size"] * CONTEXT_LENGTH
     t2["C from lr"] = compute_for_eta(t2["learning_rate"])
     t2["C from batch"] = compute_for_batch(t2["batch_tokens"])
@@ -204,4 +207,45 @@ def hyperparameter_check() -> pd.DataFrame:
     t2["max_training_flops"] = t12["max_training_flops"].to_numpy()
     t2["eta at max C"] = leverage_eta_opt(t2["max_training_flops"])
     t2["batch at max C"] = leverage_batch_opt(t2["max_training_flops"]) / CONTEXT_LENGTH
+    t2["table 12 eta truncated"] = np.floor(t2["table 12 eta"] * 1e4 + 1e-9) / 1e4
+    t2["eta at C(batch) / table 12 eta"] = t2["eta at C(batch)"] / t2["table 12 eta"]
+    t2["log2 B_opt(C from lr) / batch"] = np.log2(
+        leverage_batch_opt(t2["C from lr"]) / t2["batch_tokens"])
+    t2["log2 batch / B_opt(max C)"] = np.log2(t2["batch_size"] / t2["batch at max C"])
+    t2["log2 table 12 eta / eta(max C)"] = np.log2(t2["table 12 eta"] / t2["eta at max C"])
     return t2
+
+
+def attention_share_at_optimum(S: float) -> pd.DataFrame:
+    """Eq. 1's ``r*`` at each Table 12 group's budget, and the attention share it implies.
+
+    One row per leverage Table 12 group: the swept ``r`` range (App. C counts), ``r*`` of
+    Eq. 1 at the group's maximum training FLOPs, the budget at which ``r*`` equals the group's
+    largest swept ratio, and the attention share of *all* forward FLOPs (logits included,
+    ``attention_share_with_logits`` of :func:`flops_split`) at ``r*``, from a straight line
+    in ``ln r`` through the group's configurations (an extrapolation where ``r*`` lies
+    outside the swept range). The leverage paper (Sec. 3, App. F.4) quotes its 30-40 %
+    attention optimum without saying which FLOPs it divides by.
+
+    Raises
+    ------
+    ValueError
+        If ``S`` is outside [0, 1).
+    """
+    rows = []
+    for group, g in table12_flops().groupby("group"):
+        budget = float(g["max_training_flops"].iloc[0])
+        r_star = float(optimal_ratio(budget, S))
+        slope, intercept = np.polyfit(np.log(g["r"]), g["attention_share_with_logits"], 1)
+        rows.append({
+            "group": int(group), "max_training_flops": budget,
+            "r_min": float(g["r"].min()), "r_max": float(g["r"].max()), "r*": r_star,
+            "r* / r_max": r_star / float(g["r"].max()),
+            "C where r* = r_max": float(compute_for_ratio(float(g["r"].max()), S)),
+            "attention share with logits, min (%)": 100 * float(
+                g["attention_share_with_logits"].min()),
+            "attention share with logits, max (%)": 100 * float(
+                g["attention_share_with_logits"].max()),
+            "attention share with logits at r* (%)": 100 * (slope * np.log(r_star) + intercept),
+        })
+    return pd.DataFrame(rows)

@@ -168,3 +168,76 @@ def ratio_from_fraction(f: Array) -> Array:
     if np.any((frac < 0) | (frac >= 1)):
         raise ValueError("the expert FLOPs fraction f must lie in [0, 1)")
     return frac / (1.0 - frac)
+
+
+def least_ratio_sparsity(C: Array) -> np.ndarray:
+    """Sparsity at which Eq. 1's ``r*`` is smallest at compute ``C`` (Section 3.3 laws).
+
+    With ``u = ln(1 − S)``, ``ln r* = ln 6.7e-5 − 1.23·u + 0.24·e^(0.21·u)·ln C``, so
+    ``∂ln r*/∂u = −1.23 + 0.0504·e^(0.21·u)·ln C`` and the minimum sits at
+    ``1 − S_min = (1.23 / (0.24·0.21·ln C))^(1/0.21)``. A result ≤ 0 means no minimum in
+    [0, 1): below :func:`least_ratio_threshold` the derivative is negative for every ``S``,
+    so ``r*`` *rises* with ``S`` everywhere; above ``S_min`` it also rises with ``S``.
+
+    Raises
+    ------
+    ValueError
+        If ``C`` is not finite or not above 1 FLOP.
+    """
+    log_c = np.log(check_compute(C))
+    if np.any(log_c <= 0):
+        raise ValueError("the least-ratio sparsity needs C > 1 FLOP")
+    return 1.0 - (-ALPHA_R_EXP / (BETA_R_COEF * BETA_R_EXP * log_c)) ** (1.0 / BETA_R_EXP)
+
+
+def least_ratio_threshold() -> float:
+    """Compute below which Eq. 1's ``r*`` has no interior minimum in ``S`` (Section 3.3 laws).
+
+    ``exp(1.23 / (0.24·0.21))``: below it ``r*`` rises monotonically with ``S``.
+    """
+    return float(np.exp(-ALPHA_R_EXP / (BETA_R_COEF * BETA_R_EXP)))
+
+
+def rounding_draws(n: int = 20000, seed: int = 0) -> dict[str, np.ndarray]:
+    """Section 3.3's four coefficients drawn uniformly within their printed rounding.
+
+    6.7e-5 ± 0.05e-5, −1.23 ± 0.005, 0.24 ± 0.005 and 0.21 ± 0.005 (half a unit in the last
+    printed digit), for propagating the printed precision into :func:`optimal_ratio_draws`.
+    """
+    rng = np.random.default_rng(seed)
+    printed = {
+        "alpha_coef": (ALPHA_R_COEF, 0.05e-5), "alpha_exp": (ALPHA_R_EXP, 0.005),
+        "beta_coef": (BETA_R_COEF, 0.005), "beta_exp": (BETA_R_EXP, 0.005),
+    }
+    return {k: rng.uniform(v - h, v + h, n) for k, (v, h) in printed.items()}
+
+
+def optimal_ratio_draws(C: float, S: float, draws: dict[str, np.ndarray]) -> np.ndarray:
+    """Eq. 1's ``r*(C, S)`` for each set of coefficients in ``draws`` (:func:`rounding_draws`).
+
+    Raises
+    ------
+    ValueError
+        If ``C`` is not finite and positive or ``S`` is outside [0, 1).
+    """
+    one_minus = 1.0 - check_sparsity(S)
+    c = check_compute(C)
+    beta = draws["beta_coef"] * one_minus ** draws["beta_exp"]
+    return draws["alpha_coef"] * one_minus ** draws["alpha_exp"] * c**beta
+
+
+def crossover_compute_draws(S1: float, S2: float, draws: dict[str, np.ndarray]) -> np.ndarray:
+    """:func:`crossover_compute` for each set of coefficients in ``draws``.
+
+    Raises
+    ------
+    ValueError
+        If a sparsity is outside [0, 1) or the two are equal.
+    """
+    s1, s2 = 1.0 - check_sparsity(S1), 1.0 - check_sparsity(S2)
+    if np.any(s1 == s2):
+        raise ValueError("the two sparsities must differ")
+    ln_alpha1, ln_alpha2 = (np.log(draws["alpha_coef"]) + draws["alpha_exp"] * np.log(s)
+                            for s in (s1, s2))
+    beta1, beta2 = (draws["beta_coef"] * s ** draws["beta_exp"] for s in (s1, s2))
+    return np.exp((ln_alpha2 - ln_alpha1) / (beta1 - beta2))
