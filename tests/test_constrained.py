@@ -492,3 +492,47 @@ def test_toy_load_curves(tmp_path):
     np.testing.assert_allclose(last.loc[runs.index], runs, rtol=1e-5)
     with pytest.raises(FileNotFoundError):
         toy.load_curves(tmp_path / "missing.curves.csv")
+
+
+def test_table7_against_eq3_confirms_the_many_expert_gap():
+    # Review ch05 #14: Eq. 3 predicts the (103, 16) rows better than the (43, 4) reference,
+    # the printed losses make them worse, and the mid-depth (32, 2) row agrees.
+    t = tables.table7_against_eq3().set_index(["l", "d"])
+    assert t.loc[(8, 336), "eq3"] == 0
+    many = t[t["n_exp"] == 103]
+    assert (many["eq3"] < -0.4).all() and (many["lower"] > 1.2).all()
+    assert not many["eq3_in_interval"].any()
+    assert t.loc[(8, 384), "eq3_in_interval"] and 0.5 < t.loc[(8, 384), "eq3"] < 0.53
+    # Eq. 3 by hand for one row: (8, 224, 103, 16) against (8, 336, 43, 4), g = 4.
+    def eq3(l_, d_, n, k):
+        return (l_ * d_**2 * (4 + 3 * n / 4)) ** -0.052 * n**0.023 * k**-0.018
+    by_hand = 100 * (eq3(8, 224, 103, 16) / eq3(8, 336, 43, 4) - 1)
+    assert t.loc[(8, 224), "eq3"] == pytest.approx(by_hand, rel=1e-9)
+
+
+def test_chinchilla_relative_gap_and_rounding_corners():
+    box = (float(total_params(6, 288, 128)), float(total_params(16, 1024, 256)))
+    lo, hi = chinchilla.relative_gap_range(box, swap_exponents=True)
+    # Review ch05 #5: (128, 8) lower everywhere, by 1.6-7.7 %, far above Eq. 4's 0.35 %.
+    assert -0.08 < lo < -0.07 and -0.017 < hi < -0.015
+    assert -hi / (2**0.005 - 1) > 4
+    corners = chinchilla.rounding_corners(float(total_params(8, 384, 128)), 9e9, "128/8",
+                                          swap_exponents=True)
+    central = float(chinchilla.chinchilla_loss(total_params(8, 384, 128), 9e9, "128/8",
+                                               swap_exponents=True))
+    assert corners.shape == (32,) and corners.min() < central < corners.max()
+    assert corners.max() / central - 1 > 0.03
+    with pytest.raises(ValueError):
+        chinchilla.relative_gap_range((2.0, 1.0))
+    with pytest.raises(ValueError):
+        chinchilla.rounding_corners(-1.0, 9e9, "128/8")
+
+
+def test_printed_qwen3_totals_need_a_reading_chosen_to_match():
+    # Review ch05 #3: few readings give App. C.3's 234B/21.7B, all at g = 4 and n_exp <= 128,
+    # and the literal integer grid over [32, 64] never does.
+    scan = qwen3.reading_scan()
+    hits = scan[scan["matches printed totals"]]
+    assert 0 < len(hits) <= len(scan) // 10
+    assert (hits["g"] == "4 (Algorithm 1)").all() and (hits["max n_exp"] == 128).all()
+    assert (hits["Γ"] != "32, 33, ..., 64").all()

@@ -200,3 +200,91 @@ def max_gap(
     n = np.geomspace(*N_range, n_points)[:, None]
     d = np.geomspace(*D_range, n_points)[None, :]
     return float(loss_gap(n, d, swap_exponents=swap_exponents).max())
+
+
+def relative_gap_range(
+    N_range: tuple[float, float],
+    D_range: tuple[float, float] = EXPERIMENT_TOKENS,
+    *,
+    swap_exponents: bool = False,
+    points: int = 61,
+) -> tuple[float, float]:
+    """Range of ``L(128, 8)/L(256, 16) − 1`` over a box of ``N_total`` and ``D`` (App. C.4).
+
+    Compares the size of the C.4 fits' gap with Eq. 4's penalty for the same pair at equal
+    ``N_total`` and sparsity, ``2^0.005 − 1``.
+
+    Parameters
+    ----------
+    N_range, D_range
+        ``(min, max)`` of parameters and tokens (positive, min ≤ max).
+    swap_exponents
+        As in :func:`chinchilla_loss`.
+    points
+        Grid points per axis (log-spaced, at least 2).
+
+    Returns
+    -------
+    tuple of float
+        ``(min, max)`` of the relative gap over the grid (a fraction, not percent).
+
+    Raises
+    ------
+    ValueError
+        For empty or non-positive ranges, or fewer than 2 points.
+    """
+    for name, rng in (("N_range", N_range), ("D_range", D_range)):
+        if len(rng) != 2 or not 0 < rng[0] <= rng[1]:
+            raise ValueError(f"{name} must be (min, max) with 0 < min <= max, got {rng!r}")
+    if points < 2:
+        raise ValueError(f"points must be at least 2, got {points}")
+    n, d = np.meshgrid(np.geomspace(*N_range, points), np.geomspace(*D_range, points))
+    kw = {"swap_exponents": swap_exponents}
+    ratio = chinchilla_loss(n, d, "128/8", **kw) / chinchilla_loss(n, d, "256/16", **kw) - 1
+    return float(ratio.min()), float(ratio.max())
+
+
+def rounding_corners(
+    N_total: float,
+    D: float,
+    config: str | tuple[int, int],
+    *,
+    swap_exponents: bool = False,
+) -> NDArray[np.float64]:
+    """Eq. 5's prediction at every corner of the printed coefficients' rounding (App. C.4).
+
+    Each of ``A, B, E, α, β`` is moved by ± half a unit of its last printed digit
+    (28 ± 0.5, 1.08 ± 0.005, 0.28 ± 0.005, ...), independently: 32 corners, a pessimistic
+    bound since fitted coefficients are correlated.
+
+    Parameters
+    ----------
+    N_total, D
+        One point (positive).
+    config
+        As in :func:`chinchilla_loss`.
+    swap_exponents
+        As in :func:`chinchilla_loss`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The 32 predicted losses.
+
+    Raises
+    ------
+    ValueError
+        If ``config`` is unknown or ``N_total`` or ``D`` is not positive and finite.
+    """
+    key = _config_key(config)
+    chinchilla_loss(N_total, D, key)  # validates the inputs
+    p = COEFFICIENTS[key]
+    half = {"A": 0.5, "B": 0.5, "E": 0.005 if key == "128/8" else 0.05, "alpha": 0.005,
+            "beta": 0.005}
+    names = list(half)
+    out = []
+    for signs in np.array(np.meshgrid(*[[-1, 1]] * len(names))).reshape(len(names), -1).T:
+        c = {k: p[k] + s * half[k] for k, s in zip(names, signs, strict=True)}
+        alpha, beta = (c["beta"], c["alpha"]) if swap_exponents else (c["alpha"], c["beta"])
+        out.append(c["A"] * N_total ** -alpha + c["B"] * D ** -beta + c["E"])
+    return np.array(out)
