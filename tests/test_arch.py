@@ -118,6 +118,38 @@ def test_allocation_sparsity_matches_the_papers_setup() -> None:
         assert arch.sparsity(cfg, "allocation") == pytest.approx(s, abs=5e-5)
 
 
+def test_sliding_window_layers_see_only_their_window() -> None:
+    # layer 1 full (6 keys), layer 2 a 2-key window: scores + values 2*2*(4+4) per key
+    windowed = TINY.replace(sliding_window=2, n_sliding_layers=1)
+    c = arch.counts(windowed, "exact")
+    assert c.attention_flops == 2 * (2 * 192) + 2 * 2 * (4 + 4) * (6 + 2)
+    assert (c.total, c.active) == (arch.total_params(TINY), arch.active_params(TINY))
+    # a window wider than the context changes nothing
+    wide = TINY.replace(sliding_window=64, n_sliding_layers=2)
+    assert arch.flops(wide) == arch.flops(TINY)
+    with pytest.raises(ValueError, match="sliding_window"):
+        TINY.replace(n_sliding_layers=1)
+    with pytest.raises(ValueError, match="n_sliding_layers"):
+        TINY.replace(sliding_window=2, n_sliding_layers=3)
+
+
+def test_gpt_oss_alternating_sliding_window_from_its_config() -> None:
+    configs = arch.vendor_check.stored_configs_dir()
+    oss = arch.from_hf_config(configs / "gpt-oss-120b")
+    assert (oss.sliding_window, oss.n_sliding_layers) == (128, 18)
+    full = oss.replace(sliding_window=None, n_sliding_layers=0)
+    # 18 layers x (4096 - 128) keys x 2·64 heads·(64 + 64)
+    saved = 18 * (4096 - 128) * 2 * 64 * (64 + 64)
+    assert arch.flops(full, training=False) - arch.flops(oss, training=False) == saved
+    assert arch.flops(oss, training=False) / 1e9 == pytest.approx(11.508, abs=1e-3)
+    assert arch.flops(arch.preset("gpt-oss-20b"), training=False) / 1e9 == pytest.approx(
+        8.045, abs=1e-3)
+    # models without sliding-window layers keep the full-context count
+    v3 = arch.from_hf_config(configs / "DeepSeek-V3")
+    assert v3.n_sliding_layers == 0
+    assert arch.flops(v3, training=False) / 1e9 == pytest.approx(93.717, abs=1e-3)
+
+
 @pytest.mark.parametrize(
     ("field", "value", "match"),
     [
