@@ -219,3 +219,26 @@ def test_every_preset_counts_under_every_convention() -> None:
     table = arch.presets_table()
     assert list(table.index) == list(arch.PRESETS)
     assert table.loc["Mixtral-8x7B", "s = n_exp/n_topk (constrained)"] == 4
+
+
+def test_expert_attention_ratio_of_mla_models_under_three_readings() -> None:
+    v3, kimi = arch.preset("DeepSeek-V3"), arch.preset("Kimi-K2")
+    # convention: every MLA head a full 192-wide K/Q/V head, C_A inflated
+    assert arch.expert_attention_ratio(v3) == pytest.approx(0.439, abs=1e-3)
+    # App. C literally with d = d_model: 8·d² + 4·n_ctx·d per layer
+    d = 7168
+    c_e = arch.counts(v3, "allocation").ffn_flops
+    assert arch.expert_attention_ratio(v3, attention="d_model") == pytest.approx(
+        c_e / (61 * (8 * d * d + 4 * 4096 * d)))
+    # the real MLA attention: 2 x projection weights + 2·n_h·(192 + 128) per key
+    real = 61 * (2 * arch.attention_weights(v3, norms=False) + 2 * 128 * 320 * 4096)
+    assert arch.expert_attention_ratio(v3, attention="exact") == pytest.approx(c_e / real)
+    assert arch.expert_attention_ratio(v3, attention="exact") == pytest.approx(1.12, abs=0.01)
+    assert arch.expert_attention_ratio(kimi, attention="exact") == pytest.approx(2.16, abs=0.01)
+    # grouped-query attention with n_h·d_head = d_model: the three readings agree
+    mixtral = arch.preset("Mixtral-8x7B")
+    r = {a: arch.expert_attention_ratio(mixtral, attention=a)
+         for a in ("convention", "d_model", "exact")}
+    assert r["convention"] == pytest.approx(r["d_model"]) == pytest.approx(r["exact"])
+    with pytest.raises(ValueError, match="attention"):
+        arch.expert_attention_ratio(v3, attention="mla")
