@@ -118,6 +118,38 @@ def test_allocation_sparsity_matches_the_papers_setup() -> None:
         assert arch.sparsity(cfg, "allocation") == pytest.approx(s, abs=5e-5)
 
 
+def test_sliding_window_layers_see_only_their_window() -> None:
+    # layer 1 full (6 keys), layer 2 a 2-key window: scores + values 2*2*(4+4) per key
+    windowed = TINY.replace(sliding_window=2, n_sliding_layers=1)
+    c = arch.counts(windowed, "exact")
+    assert c.attention_flops == 2 * (2 * 192) + 2 * 2 * (4 + 4) * (6 + 2)
+    assert (c.total, c.active) == (arch.total_params(TINY), arch.active_params(TINY))
+    # a window wider than the context changes nothing
+    wide = TINY.replace(sliding_window=64, n_sliding_layers=2)
+    assert arch.flops(wide) == arch.flops(TINY)
+    with pytest.raises(ValueError, match="sliding_window"):
+        TINY.replace(n_sliding_layers=1)
+    with pytest.raises(ValueError, match="n_sliding_layers"):
+        TINY.replace(sliding_window=2, n_sliding_layers=3)
+
+
+def test_gpt_oss_alternating_sliding_window_from_its_config() -> None:
+    configs = arch.vendor_check.stored_configs_dir()
+    oss = arch.from_hf_config(configs / "gpt-oss-120b")
+    assert (oss.sliding_window, oss.n_sliding_layers) == (128, 18)
+    full = oss.replace(sliding_window=None, n_sliding_layers=0)
+    # 18 layers x (4096 - 128) keys x 2·64 heads·(64 + 64)
+    saved = 18 * (4096 - 128) * 2 * 64 * (64 + 64)
+    assert arch.flops(full, training=False) - arch.flops(oss, training=False) == saved
+    assert arch.flops(oss, training=False) / 1e9 == pytest.approx(11.508, abs=1e-3)
+    assert arch.flops(arch.preset("gpt-oss-20b"), training=False) / 1e9 == pytest.approx(
+        8.045, abs=1e-3)
+    # models without sliding-window layers keep the full-context count
+    v3 = arch.from_hf_config(configs / "DeepSeek-V3")
+    assert v3.n_sliding_layers == 0
+    assert arch.flops(v3, training=False) / 1e9 == pytest.approx(93.717, abs=1e-3)
+
+
 @pytest.mark.parametrize(
     ("field", "value", "match"),
     [
@@ -187,3 +219,26 @@ def test_every_preset_counts_under_every_convention() -> None:
     table = arch.presets_table()
     assert list(table.index) == list(arch.PRESETS)
     assert table.loc["Mixtral-8x7B", "s = n_exp/n_topk (constrained)"] == 4
+
+
+def test_expert_attention_ratio_of_mla_models_under_three_readings() -> None:
+    v3, kimi = arch.preset("DeepSeek-V3"), arch.preset("Kimi-K2")
+    # convention: every MLA head a full 192-wide K/Q/V head, C_A inflated
+    assert arch.expert_attention_ratio(v3) == pytest.approx(0.439, abs=1e-3)
+    # App. C literally with d = d_model: 8·d² + 4·n_ctx·d per layer
+    d = 7168
+    c_e = arch.counts(v3, "allocation").ffn_flops
+    assert arch.expert_attention_ratio(v3, attention="d_model") == pytest.approx(
+        c_e / (61 * (8 * d * d + 4 * 4096 * d)))
+    # the real MLA attention: 2 x projection weights + 2·n_h·(192 + 128) per key
+    real = 61 * (2 * arch.attention_weights(v3, norms=False) + 2 * 128 * 320 * 4096)
+    assert arch.expert_attention_ratio(v3, attention="exact") == pytest.approx(c_e / real)
+    assert arch.expert_attention_ratio(v3, attention="exact") == pytest.approx(1.12, abs=0.01)
+    assert arch.expert_attention_ratio(kimi, attention="exact") == pytest.approx(2.16, abs=0.01)
+    # grouped-query attention with n_h·d_head = d_model: the three readings agree
+    mixtral = arch.preset("Mixtral-8x7B")
+    r = {a: arch.expert_attention_ratio(mixtral, attention=a)
+         for a in ("convention", "d_model", "exact")}
+    assert r["convention"] == pytest.approx(r["d_model"]) == pytest.approx(r["exact"])
+    with pytest.raises(ValueError, match="attention"):
+        arch.expert_attention_ratio(v3, attention="mla")

@@ -81,6 +81,10 @@ class MoEConfig:
     shared_expert_gate
         Whether each MoE layer scales its shared experts by a learned sigmoid gate, a
         ``d_model x 1`` projection (Qwen1.5/Qwen2-MoE).
+    sliding_window, n_sliding_layers
+        Width of the local attention window and how many layers use it (gpt-oss alternates
+        128-token sliding-window layers with full-attention layers). They change no parameter
+        count, only the attention-score FLOPs of the exact convention.
     name, source
         A label, and where the configuration comes from (model card, config file, paper table).
     """
@@ -104,6 +108,8 @@ class MoEConfig:
     attention_bias: bool = False
     expert_bias: bool = False
     shared_expert_gate: bool = False
+    sliding_window: int | None = None
+    n_sliding_layers: int = 0
     name: str = "custom"
     source: str = ""
 
@@ -130,6 +136,16 @@ class MoEConfig:
             )
         if self.d_shared is not None:
             _positive_int("d_shared", self.d_shared)
+        _non_negative_int("n_sliding_layers", self.n_sliding_layers)
+        if self.sliding_window is not None:
+            _positive_int("sliding_window", self.sliding_window)
+        if self.n_sliding_layers > self.n_layers:
+            raise ValueError(
+                f"n_sliding_layers ({self.n_sliding_layers}) must not exceed n_layers "
+                f"({self.n_layers})"
+            )
+        if self.n_sliding_layers and self.sliding_window is None:
+            raise ValueError("n_sliding_layers > 0 needs a sliding_window")
         if self.n_experts == 0:
             if self.top_k or self.n_shared or self.d_expert or self.n_dense_layers:
                 raise ValueError(

@@ -14,7 +14,9 @@ Conventions
     FFNs, experts, router, RMSNorm weights, biases where the config has them). Forward FLOPs
     per token are 2 x the active matmul weights, plus attention scores and value mixing over
     the full context (2·n_ctx·n_h·d_qk + 2·n_ctx·n_h·d_v per layer, as in Hoffmann et al.'s
-    accounting), plus the output logits. Training compute per token is 3 x forward.
+    accounting: no causal mask, every query sees all n_ctx keys; a sliding-window layer sees
+    at most its window), plus the output logits (the head is counted although N excludes
+    embeddings). Training compute per token is 3 x forward.
 ``holistic``
     Holistic paper, App. A Eq. 10-12 (= Eq. 3): N_a from attention, dense-FFN and activated
     expert weights, N = N_a + inactive experts, M = 6·N_a + 6·S·N_q·d_qkv·L with S the
@@ -154,9 +156,16 @@ def embedding_params(cfg: ConfigLike) -> int:
     return cfg.vocab_size * cfg.d_model * (1 if cfg.tie_embeddings else 2)
 
 
-def _attention_mixing_flops(cfg: MoEConfig) -> float:
-    """Forward FLOPs per token of attention scores and value mixing over the full context."""
-    return 2.0 * cfg.context_length * cfg.n_heads * (cfg.attn_head_dim + cfg.value_head_dim)
+def attention_keys_per_token(cfg: MoEConfig) -> float:
+    """Keys each query attends to, summed over the layers, in the exact FLOP convention.
+
+    Non-causal (every query sees the whole ``context_length`` window, as in Kaplan et al.'s
+    and Hoffmann et al.'s accounting); a sliding-window layer sees at most ``sliding_window``
+    keys. Equal to ``n_layers * context_length`` for a model without sliding-window layers.
+    """
+    window = min(cfg.sliding_window or cfg.context_length, cfg.context_length)
+    return float((cfg.n_layers - cfg.n_sliding_layers) * cfg.context_length
+                 + cfg.n_sliding_layers * window)
 
 
 def _ffn_params(cfg: MoEConfig, experts_per_moe_layer: int, *, biases: bool) -> int:
@@ -179,7 +188,9 @@ def exact_counts(cfg: MoEConfig) -> Counts:
     total = cfg.n_layers * attn + _ffn_params(cfg, cfg.n_experts, biases=True) + router + norms
     active = cfg.n_layers * attn + _ffn_params(cfg, cfg.top_k, biases=True) + router + norms
     attn_matmul = attention_weights(cfg, biases=False, norms=False)
-    attention_flops = cfg.n_layers * (2.0 * attn_matmul + _attention_mixing_flops(cfg))
+    mixing_per_key = 2.0 * cfg.n_heads * (cfg.attn_head_dim + cfg.value_head_dim)
+    attention_flops = (cfg.n_layers * 2.0 * attn_matmul
+                       + mixing_per_key * attention_keys_per_token(cfg))
     routers = cfg.n_moe_layers * router_weights(cfg, biases=False)
     ffn_flops = 2.0 * (_ffn_params(cfg, cfg.top_k, biases=False) + routers)
     logits = 2.0 * cfg.d_model * cfg.vocab_size

@@ -266,6 +266,11 @@ def _gpt_oss(f: _Fields) -> tuple[dict[str, Any], list[str]]:
         "tie_embeddings": _tied(f), "attention_bias": bool(f.get("attention_bias", True)),
         "expert_bias": True,
     }
+    layer_types = f.get("layer_types") or []
+    n_sliding = sum(t == "sliding_attention" for t in layer_types)
+    if n_sliding:
+        fields["sliding_window"] = int(f.need("sliding_window"))
+        fields["n_sliding_layers"] = n_sliding
     sinks = fields["n_layers"] * fields["n_heads"]
     return fields, [f"attention sinks ({sinks:,}, one logit per head and layer)"]
 

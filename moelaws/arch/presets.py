@@ -92,6 +92,8 @@ PRESETS: dict[str, MoEConfig] = {
         context_length=4096,
         attention_bias=True,
         expert_bias=True,
+        sliding_window=128,
+        n_sliding_layers=18,
         source="openai/gpt-oss-120b config.json and model card",
     ),
     "gpt-oss-20b": MoEConfig(
@@ -108,6 +110,8 @@ PRESETS: dict[str, MoEConfig] = {
         context_length=4096,
         attention_bias=True,
         expert_bias=True,
+        sliding_window=128,
+        n_sliding_layers=12,
         source="openai/gpt-oss-20b config.json and model card",
     ),
     "Mixtral-8x7B": MoEConfig(

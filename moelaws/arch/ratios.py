@@ -119,15 +119,48 @@ def holistic_ratios(cfg: ConfigLike) -> dict[str, float]:
 
 
 @accepts_hf_config
-def expert_attention_ratio(cfg: ConfigLike) -> float:
+def expert_attention_ratio(cfg: ConfigLike, *, attention: str = "convention") -> float:
     """Allocation paper: r = C_E/C_A, expert over attention forward FLOPs per token (App. C).
+
+    C_E is App. C's sparse-MLP (and dense-FFN) FLOPs. C_A depends on ``attention``:
+
+    ``"convention"`` (default)
+        App. C's attention FLOPs with d² read as d·n_h·d_head (:func:`allocation_counts`). For
+        multi-head latent attention this treats every head as a full-rank K/Q/V head of the
+        query/key width (DeepSeek-V3: 128 heads of 192 = 24,576 wide, 3.4 x d_model).
+    ``"d_model"``
+        App. C read literally with d = d_model and multi-head attention: 8·d² + 4·n_ctx·d per
+        layer (grouped-query K/V where the config has fewer K/V heads).
+    ``"exact"``
+        The real attention FLOPs of the exact convention (MLA's low-rank projections, the
+        scores over the context, sliding windows).
+
+    For grouped-query models with n_h·d_head = d_model the first two agree.
 
     Parameters
     ----------
     cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    attention
+        ``"convention"``, ``"d_model"`` or ``"exact"``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``attention``.
     """
     c = counts(cfg, "allocation")
-    return c.ffn_flops / c.attention_flops
+    if attention == "convention":
+        c_a = c.attention_flops
+    elif attention == "exact":
+        c_a = counts(cfg, "exact").attention_flops
+    elif attention == "d_model":
+        d = float(cfg.d_model)
+        projections = 4.0 * d * d + 4.0 * d * d * cfg.kv_heads / cfg.n_heads
+        per_layer = projections + 4.0 * cfg.context_length * d
+        c_a = cfg.n_layers * per_layer
+    else:
+        raise ValueError(f"attention must be 'convention', 'd_model' or 'exact', got {attention!r}")
+    return c.ffn_flops / c_a
 
 
 @accepts_hf_config

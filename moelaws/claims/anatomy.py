@@ -93,9 +93,18 @@ CLAIMS: list[Claim] = [
     Claim(
         "anatomy", "Kimi-K2 model card, Kimi-K2", "total parameters (T)", "1",
         lambda: arch.total_params(arch.preset("Kimi-K2"), embeddings=True) / 1e12,
-        explanation="The card prints a single significant digit; our count is 1.026T. "
-        "Moonshot's technical report is said to print 1.04T, which no counting of the "
-        "config reproduces (not registered: we could not read that report here).",
+        explanation="A one-significant-digit check (anything from 0.5T to 1.5T passes); our "
+        "count is 1.026T. The precise figure, 1.04T, is the next claim.",
+        kind="reproduction",
+    ),
+    Claim(
+        "anatomy", "Kimi-K2 technical report (arXiv 2507.20534), as quoted in public summaries",
+        "total parameters (T)", "1.04",
+        lambda: arch.total_params(arch.preset("Kimi-K2"), embeddings=True) / 1e12,
+        expected="discrepancy",
+        explanation="Secondary source: the report itself could not be read here. Our count, "
+        "1.026T with both embeddings, is 13.6B below 1.04T, beyond the 5B its rounding "
+        "allows, and no counting of the config (with or without embeddings) reaches it.",
         kind="reproduction",
     ),
     Claim(
@@ -132,7 +141,8 @@ CLAIMS: list[Claim] = [
         expected="discrepancy",
         explanation="We count 3.353B activated with embeddings (3.04B with the output head "
         "only), which rounds to 3.4, not 3.3: the card appears to truncate. The same card's "
-        "other figures (30.5, 29.9) and the 235B card's 234 agree with rounding.",
+        "other figures (30.53 to 30.5, 29.91 to 29.9) cannot tell rounding from truncation; "
+        "the 235B card's non-embedding 233.85 printed as 234 rounds.",
         kind="reproduction",
     ),
     Claim(

@@ -64,7 +64,7 @@ CACHE_VERSION = 1
 _LABELS = ("name", "source")
 # MoEConfig fields added after the caches were written: left out of the key at their default,
 # so that the keys of the cached runs stay valid.
-_LATER_DEFAULTS = {"shared_expert_gate": False}
+_LATER_DEFAULTS = {"shared_expert_gate": False, "sliding_window": None, "n_sliding_layers": 0}
 
 
 def run_key(cfg: MoEConfig, settings: TrainSettings, seed: int, corpus: Corpus) -> str:
