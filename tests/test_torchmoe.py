@@ -469,7 +469,7 @@ def test_named_sweeps_are_cached(name):
 
 
 def test_bench_json_runs(capsys):
-    args = ["--json", "--experts", "4", "--steps", "1", "--warmup", "0", "--rounds", "1",
+    args = ["--json", "--sweep", "--experts", "4", "--steps", "1", "--warmup", "0", "--rounds", "1",
             "--batch", "2", "--d-model", "32", "--no-gpu", "--headline-rounds", "0"]
     assert bench.main(args) == 0
     report = json.loads(capsys.readouterr().out)
