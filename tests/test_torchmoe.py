@@ -29,6 +29,8 @@ from moelaws.torchmoe.train import (  # noqa: E402
     TrainSettings,
     coefficient_of_variation,
     expert_load,
+    max_balance_loss,
+    max_load_cv,
     train,
 )
 
@@ -388,6 +390,46 @@ def test_coefficient_of_variation():
     assert coefficient_of_variation([5, 5, 5, 5]) == 0
     assert coefficient_of_variation([4, 0, 0, 0]) == pytest.approx(math.sqrt(3))
     assert coefficient_of_variation([1, 3]) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("experts, k", [(8, 1), (8, 2), (32, 2), (6, 3)])
+def test_the_top_k_bounds_are_reached_by_routing_onto_k_experts(experts, k):
+    """Chapter 1's corrected maxima: CV sqrt(E/k - 1) and balance loss E/k, not sqrt(E-1), E."""
+    tokens = 4 * experts
+    chosen = torch.arange(k).repeat(tokens, 1)
+    probs = torch.zeros(tokens, experts)
+    probs[:, :k] = 1 / k
+    counts = torch.bincount(chosen.flatten(), minlength=experts).numpy()
+    assert coefficient_of_variation(counts) == pytest.approx(max_load_cv(experts, k))
+    loss = balance_loss(probs, chosen, experts).item()
+    assert loss == pytest.approx(max_balance_loss(experts, k))
+    if k > 1:
+        assert max_load_cv(experts, k) < math.sqrt(experts - 1)
+        assert max_balance_loss(experts, k) < experts
+
+
+def test_no_random_top_k_routing_exceeds_the_bounds():
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(200):
+        logits = 4 * torch.randn(64, 8, generator=gen)
+        probs, chosen, _ = route(logits, 2)
+        counts = torch.bincount(chosen.flatten(), minlength=8).numpy()
+        assert coefficient_of_variation(counts) <= max_load_cv(8, 2) + 1e-9
+        assert balance_loss(probs, chosen, 8).item() <= max_balance_loss(8, 2) + 1e-6
+
+
+def test_the_balance_loss_can_dip_below_one():
+    """1 is the even-load value, not a lower bound: top-1, E=3, 90 % of tokens near-flat."""
+    probs = torch.tensor([[0.34, 0.33, 0.33]] * 9 + [[0.05, 0.05, 0.9]])
+    chosen = probs.argmax(-1, keepdim=True)
+    assert balance_loss(probs, chosen, 3).item() < 0.96
+
+
+def test_the_bounds_reject_impossible_routing():
+    with pytest.raises(ValueError):
+        max_load_cv(4, 5)
+    with pytest.raises(ValueError):
+        max_balance_loss(4, 0)
 
 
 def test_expert_load_by_group(tiny_corpus):
