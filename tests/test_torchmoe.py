@@ -576,3 +576,16 @@ def test_router_losses_refuse_an_empty_batch() -> None:
         z_loss(torch.zeros(0, 4))
     probs, indices, _ = route(torch.randn(5, 4), 2)
     assert torch.isfinite(balance_loss(probs, indices, 4))
+
+
+def test_group_ngram_baselines_order_and_reach_the_oracle():
+    """Chapter 1's first-order baseline: more context helps, and the second order is the table."""
+    corpus = data.synthetic_corpus(train_docs=1024, val_docs=64)
+    losses = [data.group_ngram_loss(corpus, order) for order in range(3)]
+    assert losses[0] > losses[1] > losses[2]
+    assert abs(losses[0] - math.log(16)) < 0.05  # 16 symbols per language, near-uniform
+    assert 0 < losses[2] - corpus.floor < 0.1
+    with pytest.raises(ValueError):
+        data.group_ngram_loss(data.pydoc_corpus(), 1)
+    with pytest.raises(ValueError):
+        data.group_ngram_loss(corpus, -1)
