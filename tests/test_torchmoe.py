@@ -589,3 +589,21 @@ def test_group_ngram_baselines_order_and_reach_the_oracle():
         data.group_ngram_loss(data.pydoc_corpus(), 1)
     with pytest.raises(ValueError):
         data.group_ngram_loss(corpus, -1)
+
+
+def test_raw_gate_weights_shrink_the_routed_output_at_initialisation():
+    """Chapter 1: raw top-k softmax weights make a fresh MoE layer's output about E/k smaller."""
+    dense_cfg = MoEConfig(d_ff=128, **TINY)
+    moe_cfg = MoEConfig(n_experts=16, top_k=2, d_expert=64, **TINY)
+    h = torch.randn(2048, TINY["d_model"], generator=torch.Generator().manual_seed(0))
+
+    def rms(cfg, renormalize=False):
+        torch.manual_seed(0)
+        ffn = MoETransformer(cfg, renormalize=renormalize).blocks[0].ffn
+        with torch.no_grad():
+            out = ffn(h)
+        return (out[0] if isinstance(out, tuple) else out).pow(2).mean().sqrt().item()
+
+    dense, raw, renorm = rms(dense_cfg), rms(moe_cfg), rms(moe_cfg, renormalize=True)
+    assert dense / raw > 0.5 * 16 / 2
+    assert 1 < dense / renorm < dense / raw / 4
