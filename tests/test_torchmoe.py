@@ -29,6 +29,8 @@ from moelaws.torchmoe.train import (  # noqa: E402
     TrainSettings,
     coefficient_of_variation,
     expert_load,
+    max_balance_loss,
+    max_load_cv,
     train,
 )
 
@@ -390,6 +392,46 @@ def test_coefficient_of_variation():
     assert coefficient_of_variation([1, 3]) == pytest.approx(0.5)
 
 
+@pytest.mark.parametrize("experts, k", [(8, 1), (8, 2), (32, 2), (6, 3)])
+def test_the_top_k_bounds_are_reached_by_routing_onto_k_experts(experts, k):
+    """Chapter 1's corrected maxima: CV sqrt(E/k - 1) and balance loss E/k, not sqrt(E-1), E."""
+    tokens = 4 * experts
+    chosen = torch.arange(k).repeat(tokens, 1)
+    probs = torch.zeros(tokens, experts)
+    probs[:, :k] = 1 / k
+    counts = torch.bincount(chosen.flatten(), minlength=experts).numpy()
+    assert coefficient_of_variation(counts) == pytest.approx(max_load_cv(experts, k))
+    loss = balance_loss(probs, chosen, experts).item()
+    assert loss == pytest.approx(max_balance_loss(experts, k))
+    if k > 1:
+        assert max_load_cv(experts, k) < math.sqrt(experts - 1)
+        assert max_balance_loss(experts, k) < experts
+
+
+def test_no_random_top_k_routing_exceeds_the_bounds():
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(200):
+        logits = 4 * torch.randn(64, 8, generator=gen)
+        probs, chosen, _ = route(logits, 2)
+        counts = torch.bincount(chosen.flatten(), minlength=8).numpy()
+        assert coefficient_of_variation(counts) <= max_load_cv(8, 2) + 1e-9
+        assert balance_loss(probs, chosen, 8).item() <= max_balance_loss(8, 2) + 1e-6
+
+
+def test_the_balance_loss_can_dip_below_one():
+    """1 is the even-load value, not a lower bound: top-1, E=3, 90 % of tokens near-flat."""
+    probs = torch.tensor([[0.34, 0.33, 0.33]] * 9 + [[0.05, 0.05, 0.9]])
+    chosen = probs.argmax(-1, keepdim=True)
+    assert balance_loss(probs, chosen, 3).item() < 0.96
+
+
+def test_the_bounds_reject_impossible_routing():
+    with pytest.raises(ValueError):
+        max_load_cv(4, 5)
+    with pytest.raises(ValueError):
+        max_balance_loss(4, 0)
+
+
 def test_expert_load_by_group(tiny_corpus):
     cfg = _tiny_cfg(tiny_corpus, n_experts=4, top_k=1, d_expert=16)
     model = MoETransformer(cfg)
@@ -534,3 +576,34 @@ def test_router_losses_refuse_an_empty_batch() -> None:
         z_loss(torch.zeros(0, 4))
     probs, indices, _ = route(torch.randn(5, 4), 2)
     assert torch.isfinite(balance_loss(probs, indices, 4))
+
+
+def test_group_ngram_baselines_order_and_reach_the_oracle():
+    """Chapter 1's first-order baseline: more context helps, and the second order is the table."""
+    corpus = data.synthetic_corpus(train_docs=1024, val_docs=64)
+    losses = [data.group_ngram_loss(corpus, order) for order in range(3)]
+    assert losses[0] > losses[1] > losses[2]
+    assert abs(losses[0] - math.log(16)) < 0.05  # 16 symbols per language, near-uniform
+    assert 0 < losses[2] - corpus.floor < 0.1
+    with pytest.raises(ValueError):
+        data.group_ngram_loss(data.pydoc_corpus(), 1)
+    with pytest.raises(ValueError):
+        data.group_ngram_loss(corpus, -1)
+
+
+def test_raw_gate_weights_shrink_the_routed_output_at_initialisation():
+    """Chapter 1: raw top-k softmax weights make a fresh MoE layer's output about E/k smaller."""
+    dense_cfg = MoEConfig(d_ff=128, **TINY)
+    moe_cfg = MoEConfig(n_experts=16, top_k=2, d_expert=64, **TINY)
+    h = torch.randn(2048, TINY["d_model"], generator=torch.Generator().manual_seed(0))
+
+    def rms(cfg, renormalize=False):
+        torch.manual_seed(0)
+        ffn = MoETransformer(cfg, renormalize=renormalize).blocks[0].ffn
+        with torch.no_grad():
+            out = ffn(h)
+        return (out[0] if isinstance(out, tuple) else out).pow(2).mean().sqrt().item()
+
+    dense, raw, renorm = rms(dense_cfg), rms(moe_cfg), rms(moe_cfg, renormalize=True)
+    assert dense / raw > 0.5 * 16 / 2
+    assert 1 < dense / renorm < dense / raw / 4

@@ -160,6 +160,46 @@ def coefficient_of_variation(counts) -> float:
     return float(c.std() / mean) if mean > 0 else math.nan
 
 
+def _check_routing(n_experts: int, top_k: int) -> None:
+    if not 1 <= top_k <= n_experts:
+        raise ValueError(f"need 1 <= top_k <= n_experts, got top_k={top_k}, n_experts={n_experts}")
+
+
+def max_load_cv(n_experts: int, top_k: int) -> float:
+    """Largest CV of per-expert counts that top-``k`` routing of distinct experts can reach.
+
+    Each of ``N`` tokens sends one assignment to each of ``k`` distinct experts, so an expert
+    receives at most ``N`` of the ``N k`` assignments; the CV (population std over mean) is
+    largest when ``k`` experts take ``N`` each and the rest none: ``sqrt(E/k - 1)``. Only for
+    top-1 is this the ``sqrt(E - 1)`` of one expert taking everything.
+
+    Raises
+    ------
+    ValueError
+        Unless ``1 <= top_k <= n_experts``.
+    """
+    _check_routing(n_experts, top_k)
+    return math.sqrt(n_experts / top_k - 1)
+
+
+def max_balance_loss(n_experts: int, top_k: int) -> float:
+    """Largest value of the Switch/GShard balancing loss ``E sum_i f_i P_i`` under top-``k``.
+
+    With distinct experts every load ``f_i = count_i / (N k)`` is at most ``1/k``, and the
+    mean probabilities ``P_i`` sum to one, so ``sum_i f_i P_i <= 1/k``: the loss is at most
+    ``E/k``, reached when every token puts all its probability on the same ``k`` experts
+    (Fedus et al. 2022, Eq. 4; ``E`` for top-1). Its value at an even load is 1, but 1 is not
+    a lower bound: an uneven load can meet mean probabilities that avoid the busy experts.
+
+    Raises
+    ------
+    ValueError
+        Unless ``1 <= top_k <= n_experts``.
+    """
+    _check_routing(n_experts, top_k)
+    return n_experts / top_k
+
+
 def make_optimizer(model: torch.nn.Module, settings: TrainSettings) -> torch.optim.Optimizer:
     """AdamW with weight decay on matrices only, fused when this torch build supports it."""
     decay = [p for p in model.parameters() if p.dim() >= 2]
