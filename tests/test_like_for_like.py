@@ -10,7 +10,7 @@ import pytest
 from moelaws import arch, papers
 from moelaws import comprehensive as cl
 from moelaws.arch.counting import comprehensive_counts
-from moelaws.compare import compute_optimal, granularity, verdicts
+from moelaws.compare import compute_optimal, granularity, mla, verdicts
 from moelaws.comprehensive.law import constants
 from moelaws.comprehensive.tables import industrial_models
 from moelaws.leverage.law import TABLE6
@@ -187,3 +187,74 @@ def test_split_rejects_non_positive_values() -> None:
         compute_optimal.split("D", "a", 1.0, 0.0, "b", 1.0, 1.0)
     with pytest.raises(ValueError, match="positive"):
         compute_optimal.answers(-1.0, 1e9)
+
+
+# --- MLA in the leverage and allocation counts (review of chapter 7, finding 1) ----------
+
+
+def test_mla_recount_moves_only_mla_models() -> None:
+    for name, cfg in arch.PRESETS.items():
+        if not cfg.is_moe or cfg.mla is not None:
+            continue
+        assert mla.allocation_attention_flops(cfg) == pytest.approx(
+            arch.counts(cfg, "allocation").attention_flops, rel=1e-12), name
+        assert mla.leverage_attention_flops(cfg) == pytest.approx(
+            arch.counts(cfg, "leverage").attention_flops, rel=1e-12), name
+
+
+def test_deepseek_mla_attention_by_hand() -> None:
+    ds = arch.preset("DeepSeek-V3")
+    # Real projection shapes (config.json): q_a, q_b, kv_a, kv_b, o; context terms at 4096.
+    weights = (7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256
+               + 128 * 128 * 7168)
+    mixing = 2 * 4096 * 128 * 192 + 2 * 4096 * 128 * 128
+    assert mla.allocation_attention_flops(ds) / 61 == pytest.approx(2 * weights + mixing,
+                                                                     rel=1e-12)
+    assert 2 * weights + mixing == pytest.approx(0.709e9, rel=2e-3)
+    # App. I: no output projection, printed 4·s·d context term.
+    lev_layer = 2 * (weights - 128 * 128 * 7168) + 4 * 4096 * 7168
+    assert mla.leverage_attention_flops(ds) / 61 == pytest.approx(lev_layer, rel=1e-12)
+    # Read as d·n_h·d_head, App. C counts 2.55x this attention.
+    assert arch.counts(ds, "allocation").attention_flops / mla.allocation_attention_flops(
+        ds) == pytest.approx(2.553, abs=2e-3)
+
+
+def test_mla_recount_changes_the_allocation_headline() -> None:
+    t = mla.real_attention_table(["DeepSeek-V3", "Kimi-K2", "Qwen3-30B-A3B"])
+    assert t.loc["DeepSeek-V3", "r (as printed)"] == pytest.approx(0.439, abs=1e-3)
+    assert t.loc["DeepSeek-V3", "r (real MLA)"] == pytest.approx(1.122, abs=1e-3)
+    assert t.loc["DeepSeek-V3", "attention share (real MLA)"] == pytest.approx(0.471, abs=1e-3)
+    assert 1 / t.loc["DeepSeek-V3", "r/r* (as printed)"] == pytest.approx(8.40, abs=0.01)
+    assert 1 / t.loc["DeepSeek-V3", "r/r* (real MLA)"] == pytest.approx(3.09, abs=0.01)
+    assert t.loc["Kimi-K2", "r/r* (real MLA)"] == pytest.approx(0.669, abs=1e-3)
+    # Without MLA nothing moves, so Qwen3-30B-A3B sets the new top of "more expert compute".
+    assert t.loc["Qwen3-30B-A3B", "r/r* (real MLA)"] == t.loc["Qwen3-30B-A3B", "r/r* (as printed)"]
+    assert t["r/r* (real MLA)"].idxmin() == "Qwen3-30B-A3B"
+    # The leverage M of DeepSeek-V3 and its EL (Eq. 4) at 14.8T tokens.
+    assert t.loc["DeepSeek-V3", "M (real MLA)"] / 1e9 == pytest.approx(192.5, abs=0.1)
+    assert t.loc["DeepSeek-V3", "EL (real MLA)"] == pytest.approx(11.69, abs=0.01)
+
+
+# --- fitted sparsity of the G sweeps and the comprehensive fitting rows (findings 3, 5) ---
+
+
+def test_g_sweeps_ran_at_different_sparsities() -> None:
+    sp = granularity.fitted_sparsities()
+    assert sp.loc["leverage", "low"] == sp.loc["leverage", "high"] == pytest.approx(3 / 65)
+    assert sp.loc["comprehensive", "median"] == pytest.approx(0.1715, abs=1e-3)
+    assert sp.loc["comprehensive", "median"] > 3 * sp.loc["leverage", "high"]
+
+
+def test_leverage_side_cost_depends_on_the_activation_ratio() -> None:
+    costs = [float(granularity.cross_costs(3.0, A=a).iloc[1]["cost"])
+             for a in (0.031, 0.078, 0.2)]
+    assert costs == pytest.approx([0.0858, 0.0671, 0.0440], abs=5e-4)
+
+
+def test_comprehensive_fitting_runs_stop_at_3_4b() -> None:
+    t8 = cl.table8()
+    fitting = t8[t8["role"] != "validation"]
+    assert fitting["N"].max() == pytest.approx(3.399e9)
+    above = t8[t8["N"] > fitting["N"].max()]
+    assert (above["role"] == "validation").all()
+    assert (above["N"] == above["N"].max()).sum() == 1 and above["N"].max() == 30.249e9

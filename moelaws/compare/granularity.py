@@ -110,6 +110,36 @@ def fitted_widths() -> pd.DataFrame:
          for p, v, s in rows]).set_index("paper")
 
 
+def fitted_sparsities() -> pd.DataFrame:
+    """The sparsity at which the leverage and comprehensive papers swept their granularity.
+
+    Both laws assume that the optimal granularity does not depend on sparsity; neither
+    tested that at the other's sparsity. Leverage: Table 9's activation ratio
+    ``A = (E_a + E_s)/(E + E_s)`` (Sec. 2.1; E grows with G, so A is fixed). Comprehensive:
+    ``N_a/N`` of Table 8's granularity sweeps (its rows marked for the marginal G fit).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per paper: ``measure``, ``low``, ``median``, ``high``, ``source``.
+    """
+    from moelaws.comprehensive.tables import table8
+    from moelaws.leverage.tables import load_configs
+
+    t9 = load_configs(9)
+    lev = (t9["E_a"] + t9["E_s"]) / (t9["E"] + t9["E_s"])
+    t8 = table8()
+    sweeps = t8[t8["role"] == "marginal_G"]
+    comp = sweeps["Na"] / sweeps["N"]
+    rows = [
+        ("leverage", "A = (E_a+E_s)/(E+E_s)", lev, "Table 9"),
+        ("comprehensive", "N_a/N", comp, "Table 8, G-sweep rows"),
+    ]
+    return pd.DataFrame(
+        [{"paper": p, "measure": m, "low": float(v.min()), "median": float(v.median()),
+          "high": float(v.max()), "source": s} for p, m, v, s in rows]).set_index("paper")
+
+
 def optima() -> pd.DataFrame:
     """Each paper's optimal granularity in its own definition, computed from its material.
 
@@ -252,6 +282,7 @@ __all__ = [
     "PAPERS",
     "cross_costs",
     "fitted_granularity_ranges",
+    "fitted_sparsities",
     "fitted_widths",
     "optima",
     "optimum_crosswalk",
