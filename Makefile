@@ -130,6 +130,7 @@ LAB_DIR := _build/lab
 EXECUTED_DIR := _build/jupyter_execute/notebooks
 LAB_PORT ?= 8888
 LAB_FLAGS ?=
+LAB_AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 
 lab-notebooks: venv
@@ -150,14 +151,15 @@ lab-settings: venv
 	printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers":' \
 	  '  {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}}' > $(LAB_SETTINGS)
 
-# JUPYTER_PREFER_ENV_PATH: the venv's kernel and settings win over a user-wide Jupyter.
+# JUPYTER_PREFER_ENV_PATH: the venv's kernel and settings win over a user-wide Jupyter. Jupyter
+# refuses to run as root without --allow-root (containers, CI).
 lab: lab-notebooks lab-settings
 	@echo "JupyterLab opens $(CURDIR)/$(LAB_DIR): the executed chapters in notebooks/,"
 	@echo "their student editions (no solutions) in exercises/:"
 	@cd $(LAB_DIR) && ls notebooks/*.ipynb exercises/*.ipynb
 	@echo "(kernel: $(CURDIR)/$(BIN)/python; stop with Ctrl+C)"
 	cd $(LAB_DIR) && JUPYTER_PREFER_ENV_PATH=1 $(CURDIR)/$(BIN)/jupyter lab --ip=127.0.0.1 \
-	  --port=$(LAB_PORT) $(LAB_FLAGS)
+	  --port=$(LAB_PORT) $(LAB_AS_ROOT) $(LAB_FLAGS)
 
 publish: book
 	$(BIN)/ghp-import --no-jekyll --force --push --branch gh-pages _build/html
