@@ -197,18 +197,23 @@ DRAWN = """() => {
           text: root.innerText};
 }"""
 
+# A panel: ipywidgets.interactive, or any box of controls whose output is one of its children
+# (chapter 3's `live`). Each is tagged data-moelaws-panel=N so that Playwright can find it.
 CONTROLS = """() => {
   const root = window._moelawsDoc.node;
-  return [...root.querySelectorAll('.widget-interact')].map((box, i) => ({
-    box: i,
-    sliders: box.querySelectorAll('.widget-slider .noUi-handle').length,
-    selects: box.querySelectorAll('.widget-dropdown select').length,
-  }));
+  const panels = [...root.querySelectorAll('.widget-interact, .widget-vbox')].filter(
+    b => [...b.children].some(c => c.classList.contains('widget-output')));
+  return panels.map((box, i) => {
+    box.dataset.moelawsPanel = String(i);
+    return {box: i,
+            sliders: box.querySelectorAll(':scope > .widget-slider .noUi-handle').length,
+            selects: box.querySelectorAll(':scope > .widget-dropdown select').length};
+  });
 }"""
 
 SNAPSHOT = """(i) => {
-  const box = window._moelawsDoc.node.querySelectorAll('.widget-interact')[i];
-  const out = box.querySelector('.widget-output');
+  const box = window._moelawsDoc.node.querySelector(`[data-moelaws-panel="${i}"]`);
+  const out = box && [...box.children].find(c => c.classList.contains('widget-output'));
   return out ? out.innerText + '|' + [...out.querySelectorAll('svg')].map(
     s => s.innerHTML.length).join(',') : '';
 }"""
@@ -263,22 +268,24 @@ def press_save(page: Any) -> None:
 
 
 def move_control(page: Any, box: int, kind: str, index: int) -> None:
-    """Move one control of interact box ``box`` by the DOM: a slider's handle one step with the
-    keyboard, a drop-down to another option."""
-    boxes = page.locator(".jp-NotebookPanel:visible .widget-interact")
+    """Move one control of panel ``box`` (tagged by CONTROLS) by the DOM: a slider's handle one
+    step with the keyboard, a drop-down to another option."""
+    panel = page.locator(f'.jp-NotebookPanel:visible [data-moelaws-panel="{box}"]')
     if kind == "slider":
-        handle = boxes.nth(box).locator(".widget-slider .noUi-handle").nth(index)
+        handle = panel.locator(":scope > .widget-slider .noUi-handle").nth(index)
         handle.scroll_into_view_if_needed()
         handle.focus()
         now = float(handle.get_attribute("aria-valuenow") or 0)
         top = float(handle.get_attribute("aria-valuemax") or 0)
         handle.press("ArrowLeft" if now >= top else "ArrowRight")
     else:
-        select = boxes.nth(box).locator(".widget-dropdown select").nth(index)
+        select = panel.locator(":scope > .widget-dropdown select").nth(index)
         select.scroll_into_view_if_needed()
+        # The option farthest down the list (the first if the last is selected): neighbouring
+        # options may legitimately give the same result (chapter 5: k_align 8 to 64).
         options = select.locator("option").all_text_contents()
         current = select.evaluate("s => s.options[s.selectedIndex].text")
-        select.select_option(label=next(o for o in options if o != current))
+        select.select_option(label=options[0] if current == options[-1] else options[-1])
 
 
 def screenshot(page: Any, name: str) -> None:

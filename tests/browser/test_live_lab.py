@@ -101,6 +101,7 @@ def test_chapter_runs_live_in_jupyterlab(lab_tab: Any, git_status_before: str,
         outputs = _run_all(page)
         drawn = settle_charts(page)
         problems = _output_problems(outputs, drawn)
+        page.evaluate(CONTROLS)
         if chapter == "02_leverage":
             # The live panel opens at the page's headline point (moelaws.sliders).
             first = page.evaluate(SNAPSHOT, 0)
