@@ -4,6 +4,7 @@
 #   make test   set up everything, then ruff, unit tests, a book build that executes every chapter
 #               from scratch, every downloadable notebook run in a fresh environment, and the
 #               browser tests of every page
+#   make lab    every chapter live in JupyterLab (from copies in _build/lab: no source rewritten)
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -22,12 +23,14 @@ CHROMIUM := /usr/bin/chromium
 # fails the build (tests/browser/test_build_strict.py checks that with these same flags).
 JB_FLAGS := --warningiserror --nitpick --keep-going
 
-.PHONY: help venv vendor book test lint unit nbval downloads book-check chromium browser publish publish-guard clean
+.PHONY: help venv vendor book test lint unit nbval downloads book-check chromium browser publish \
+	publish-guard clean lab lab-notebooks lab-settings
 
 help:
 	@echo "make book   build the book into _build/html (sets up .venv and npm scripts first)"
 	@echo "make test   run ruff, the unit tests, a from-scratch book build, every downloadable"
 	@echo "            notebook in a fresh environment and the browser tests of every built page"
+	@echo "make lab    open every chapter, executed, in JupyterLab on 127.0.0.1 (LAB_PORT=8888)"
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -131,6 +134,45 @@ test: lint unit book-check downloads browser
 
 # Publish the built book on the gh-pages branch (GitHub Pages); the chapters' Colab buttons open
 # their executed notebooks from there (book/_ext/moelaws_launch.py).
+# The live chapters: notebooks generated from the book's executed chapters (glue values filled
+# in, MyST directives as plain Markdown) into _build/lab, which git ignores, so running and
+# saving them rewrites no tracked file. The chapters are executed only when a source is newer
+# than its executed copy (then through `make book` and its execution cache).
+LAB_DIR := _build/lab
+EXECUTED_DIR := _build/jupyter_execute/notebooks
+LAB_PORT ?= 8888
+LAB_FLAGS ?=
+LAB_AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+
+lab-notebooks: venv
+	@stale=0; for f in notebooks/*.md; do \
+	  nb=$(EXECUTED_DIR)/$$(basename $${f%.md}).ipynb; \
+	  if [ ! -f $$nb ] || [ $$f -nt $$nb ]; then stale=1; fi; \
+	done; \
+	if [ $$stale = 1 ]; then echo "Executing the chapters (make book)"; $(MAKE) --no-print-directory book; fi
+	rm -rf $(LAB_DIR)/notebooks $(LAB_DIR)/exercises
+	$(BIN)/python -m moelaws.notebook_export --executed-dir $(EXECUTED_DIR) \
+	  --out $(LAB_DIR)/notebooks notebooks/*.md
+	$(BIN)/python -m moelaws.notebook_export --executed-dir $(EXECUTED_DIR) --student \
+	  --out $(LAB_DIR)/exercises notebooks/*.md
+
+# A .md chapter opened from the file browser opens as a notebook (Jupytext), in this venv only.
+lab-settings: venv
+	mkdir -p $(dir $(LAB_SETTINGS))
+	printf '%s\n' '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers":' \
+	  '  {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}}' > $(LAB_SETTINGS)
+
+# JUPYTER_PREFER_ENV_PATH: the venv's kernel and settings win over a user-wide Jupyter. Jupyter
+# refuses to run as root without --allow-root (containers, CI).
+lab: lab-notebooks lab-settings
+	@echo "JupyterLab opens $(CURDIR)/$(LAB_DIR): the executed chapters in notebooks/,"
+	@echo "their student editions (no solutions) in exercises/:"
+	@cd $(LAB_DIR) && ls notebooks/*.ipynb exercises/*.ipynb
+	@echo "(kernel: $(CURDIR)/$(BIN)/python; stop with Ctrl+C)"
+	cd $(LAB_DIR) && JUPYTER_PREFER_ENV_PATH=1 $(CURDIR)/$(BIN)/jupyter lab --ip=127.0.0.1 \
+	  --port=$(LAB_PORT) $(LAB_AS_ROOT) $(LAB_FLAGS)
+
 # It refuses a working tree that differs from HEAD (the published book must be the commit the
 # notebooks' set-up cells install) and a build not recorded as made from HEAD.
 publish: publish-guard book

@@ -1,19 +1,27 @@
-"""Altair charts that work in the offline static book and in a live notebook.
+"""Altair charts that draw in the offline static book and in every live Jupyter front end.
 
-Altair's default HTML output loads Vega from a CDN and writes a random element id, so pages
-would need the network and would change at every build. :func:`enable` registers a renderer
-(``moelaws``) whose HTML calls ``vegaEmbed`` from scripts the book serves itself
-(``_static/vendor``, installed from npm at build time) and whose element id is a hash of the
-chart's specification, so a rebuilt page is byte-for-byte the same. In the book the call goes
-through ``moelawsEmbed`` (``book/_static/moelaws-charts.js``), which lays a chart wider than
-its column out again at the column's width and stacks side-by-side panels on a phone. The MIME
-bundle also carries the Vega-Lite JSON, which JupyterLab renders natively in a live session.
+A chart's output is its Vega-Lite specification under one MIME type,
+``application/vnd.vegalite.v5+json`` (:data:`LIVE_MIME`), and no ``text/html``:
+
+- JupyterLab 4 and Notebook 7 draw that type with the Vega they bundle (Vega-Lite 5; Altair 6
+  writes Vega-Lite 6 specifications, which it draws with a console warning). They cannot draw
+  an HTML output that calls ``vegaEmbed`` (they ship none), and they prefer ``text/html`` to
+  their own Vega renderer, so a bundle carrying both shows a blank chart.
+- The book: :class:`VegaLiteMimeRenderer` (a MyST-NB mime-render plugin) turns the same JSON into
+  the HTML of :func:`to_html`, which calls ``vegaEmbed`` from scripts the book serves itself
+  (``_static/vendor``, installed from npm at build time) through ``moelawsEmbed``
+  (``book/_static/moelaws-charts.js``: a chart wider than its column is laid out again at the
+  column's width, side-by-side panels stack on a phone). Its element id is a hash of the
+  specification, so a rebuilt page is byte-for-byte the same.
+- Colab (online, no Vega-Lite MIME renderer): :func:`enable` switches to Altair's own ``html``
+  renderer, which loads Vega from a CDN.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from typing import Any
 
 import altair as alt
@@ -55,17 +63,28 @@ def to_html(spec: dict[str, Any]) -> str:
     return _TEMPLATE.format(div_id=chart_id(spec), spec=json.dumps(spec, sort_keys=True))
 
 
-def _render(spec: dict[str, Any], **_: Any) -> dict[str, Any]:
-    mime = f"application/vnd.vegalite.v{alt.SCHEMA_VERSION.split('.')[0].lstrip('v')}+json"
-    return {
-        "text/html": to_html(spec),
-        mime: spec,
-        "text/plain": "<Altair chart: open the book page or a Jupyter front end to see it>",
-    }
+LIVE_MIME = "application/vnd.vegalite.v5+json"
+"""The one MIME type a chart's output carries (see the module docstring)."""
+
+_PLAIN = "<Altair chart: open the book page or a Jupyter front end to see it>"
+
+
+def _render(spec: dict[str, Any], **_: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    return (
+        {LIVE_MIME: spec, "text/plain": _PLAIN},
+        {LIVE_MIME: {"embed_options": {"renderer": "svg", "actions": False}}},
+    )
+
+
+def in_colab() -> bool:
+    """Whether this kernel runs in Google Colab (which draws Altair's CDN-loading HTML)."""
+    return "google.colab" in sys.modules
 
 
 def enable(max_rows: int | None = 20_000) -> None:
     """Register and enable the book's renderer; call once at the top of a chapter.
+
+    In Colab, Altair's own ``html`` renderer is enabled instead (Colab draws it, online).
 
     Parameters
     ----------
@@ -73,9 +92,12 @@ def enable(max_rows: int | None = 20_000) -> None:
         Altair's data-row limit (raised from 5000 so chapter charts with dense grids work;
         ``None`` disables the check).
     """
-    if RENDERER not in alt.renderers.names():
-        alt.renderers.register(RENDERER, _render)
-    alt.renderers.enable(RENDERER)
+    if in_colab():
+        alt.renderers.enable("html")
+    else:
+        if RENDERER not in alt.renderers.names():
+            alt.renderers.register(RENDERER, _render)
+        alt.renderers.enable(RENDERER)
     if max_rows is None:
         alt.data_transformers.disable_max_rows()
     else:
@@ -85,18 +107,24 @@ def enable(max_rows: int | None = 20_000) -> None:
 class VegaLiteMimeRenderer:
     """MyST-NB mime-render plugin (entry point ``myst_nb.mime_renderers``).
 
-    Chart outputs carry both our ``text/html`` and the Vega-Lite JSON. MyST-NB converts every
-    mime type of an output before choosing one, and warns on the Vega-Lite type it does not
-    know, which ``-W`` turns into a build error. This plugin accepts that type and renders it
-    as nothing; the HTML output is the one the page shows.
+    In the HTML builders a chart's :data:`LIVE_MIME` output is preferred to any other and
+    rendered as :func:`to_html` (the book's own offline ``vegaEmbed``). Other Vega-Lite types
+    (notebooks executed by an older version of this module) are accepted and rendered as nothing,
+    so that MyST-NB does not warn about them (``-W`` would fail the build).
     """
 
-    mime_priority_overrides = tuple(
-        ("*", f"application/vnd.vegalite.v{major}+json", None) for major in (4, 5, 6)
+    mime_priority_overrides = (
+        *((builder, LIVE_MIME, 25) for builder in ("html", "dirhtml", "singlehtml")),
+        *(("*", f"application/vnd.vegalite.v{major}+json", None) for major in (4, 6)),
     )
 
     @staticmethod
     def handle_mime(renderer: Any, data: Any, inline: bool) -> list[Any] | None:
+        if data.mime_type == LIVE_MIME:
+            from docutils import nodes
+
+            return [nodes.raw(text=to_html(data.content), format="html",
+                              classes=["output", "text_html"])]
         if data.mime_type.startswith("application/vnd.vegalite."):
             return []
         return None

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from moelaws import papers
+from moelaws import papers, sliders
 from moelaws.compare.recommend import Budget
 from moelaws.compare.report import fmt_short
 
@@ -102,10 +102,10 @@ def calculator_chart(grid: pd.DataFrame, order: tuple[str, ...] | None = None
     missing = {"kC", "kN", "kR", "paper", "text", "Na", "D"} - set(grid.columns)
     if missing:
         raise ValueError(f"grid lacks columns {sorted(missing)}: use calculator_grid()")
-    log_c = alt.param(name="logC", value=23.0, bind=alt.binding_range(
-        min=LOG_C[0], max=LOG_C[-1], step=0.5, name="log10 C (FLOPs) "))
-    log_n = alt.param(name="logN", value=11.5, bind=alt.binding_range(
-        min=LOG_N[0], max=LOG_N[-1], step=0.5, name="log10 N (total params) "))
+    log_c = sliders.range_param("logC", 23.0, min=LOG_C[0], max=LOG_C[-1], step=0.5,
+                                label="log10 C (FLOPs) ")
+    log_n = sliders.range_param("logN", 11.5, min=LOG_N[0], max=LOG_N[-1], step=0.5,
+                                label="log10 N (total params) ")
     pct = alt.param(name="pct", value=5, bind=alt.binding_select(
         options=list(ACTIVE_PCT), name="N_a/N (%) "))
     # A row applies when every slider its paper uses sits on the row's key (NaN: not used).

@@ -10,6 +10,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from moelaws import sliders
 from moelaws.comprehensive.law import constants, loss
 from moelaws.comprehensive.optima import (
     efficiency_aware_active_ratio,
@@ -81,7 +82,7 @@ def explorer_chart(threshold: float = 1e-3) -> alt.HConcatChart | alt.VConcatCha
         raise ValueError("threshold must be positive")
     p = constants()
     params = [
-        alt.param(name=name, value=v, bind=alt.binding_range(min=lo, max=hi, step=st, name=lab))
+        sliders.range_param(name, v, min=lo, max=hi, step=st, label=lab)
         for name, (v, lo, hi, st, lab) in _SLIDERS.items()
     ]
     N, Na, D = "pow(10, logN)", "ratio * pow(10, logN)", "pow(10, logD)"

@@ -60,3 +60,40 @@ def tab(browser: Any, base_url: str) -> Iterator[Visit]:
     visit = open_tab(browser, base_url)
     yield visit
     visit.page.context.close()
+
+
+@pytest.fixture(scope="session")
+def git_status_before() -> str:
+    """``git status --porcelain`` before any live client opened anything."""
+    from lab_client import git_status
+
+    return git_status()
+
+
+@pytest.fixture(scope="session")
+def lab_server(git_status_before: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One JupyterLab for the session (lab_client.py), on the chapters' generated copies."""
+    from lab_client import prepare_copies, start_server
+
+    prepare_copies()
+    server = start_server(tmp_path_factory.mktemp("jupyter"))
+    yield server
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=30)
+    except Exception:
+        server.process.kill()
+
+
+@pytest.fixture(scope="session")
+def lab_tab(browser: Any, lab_server: Any) -> Iterator[Any]:
+    """One tab on JupyterLab for the session, its application loaded."""
+    from lab_client import open_lab_tab, wait_for
+
+    tab = open_lab_tab(browser)
+    tab.page.goto(lab_server.url("lab"), wait_until="domcontentloaded")
+    wait_for(tab.page, "() => !!(window.jupyterapp && window.jupyterapp.started)", 180)
+    tab.page.evaluate("() => window.jupyterapp.started")
+    tab.page.wait_for_selector(".jp-DirListing", timeout=120_000)
+    yield tab
+    tab.page.context.close()

@@ -1,0 +1,293 @@
+"""The project's JupyterLab (and Notebook 7) on 127.0.0.1, driven by Playwright.
+
+One server per test session (``lab_server`` in conftest.py): the ``.venv``'s ``jupyter lab``
+on a free port of 127.0.0.1 with a random token, the repository as its root, and
+``--expose-app-in-browser`` so that a test drives the front end through its own commands
+(``docmanager:open``, ``notebook:run-all-cells``) rather than by pixel. Its user settings live in a
+temporary folder: autosave every few seconds (the tests let autosave run) and notebook
+windowing off (every cell's output stays in the page, where the tests count the charts). The
+chapters it opens are the copies ``make lab`` generates (``make lab-notebooks``, here into
+``_build/lab-test``); the ``.md`` default viewer is the one ``make lab-settings`` writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from book_browser import ROOT, SCREENSHOTS, VIEWPORT
+
+LAB_DIR = "_build/lab-test"
+"""Where the tests' generated chapter copies go (``make lab`` uses ``_build/lab``)."""
+AUTOSAVE_SECONDS = 3
+RUN_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_RUN_TIMEOUT", "900"))
+REACT_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_REACT_TIMEOUT", "120"))
+LIVE_MIME = "application/vnd.vegalite.v5+json"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def git_status() -> str:
+    return subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout
+
+
+@dataclass
+class LabServer:
+    """A running ``jupyter lab`` and what a test needs to reach it."""
+
+    process: subprocess.Popen
+    port: int
+    token: str
+    log: Path
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+    def url(self, path: str) -> str:
+        sep = "&" if "?" in path else "?"
+        return f"{self.base_url}{path}{sep}token={self.token}"
+
+
+def prepare_copies() -> None:
+    """``make lab-notebooks lab-settings`` into LAB_DIR: the generated chapters, the settings."""
+    subprocess.run(["make", "--no-print-directory", "-s", "lab-notebooks", "lab-settings",
+                    f"LAB_DIR={LAB_DIR}"], cwd=ROOT, check=True)
+
+
+def start_server(tmp: Path) -> LabServer:
+    """Start JupyterLab on 127.0.0.1 with the venv's kernel and temporary user settings."""
+    settings = tmp / "user-settings" / "@jupyterlab"
+    (settings / "docmanager-extension").mkdir(parents=True)
+    (settings / "notebook-extension").mkdir(parents=True)
+    (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text(
+        json.dumps({"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS}))
+    (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
+        json.dumps({"windowingMode": "none"}))
+    (settings / "apputils-extension").mkdir(parents=True)
+    (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    port, token = free_port(), secrets.token_hex(16)
+    env = dict(os.environ, JUPYTER_PREFER_ENV_PATH="1", OMP_NUM_THREADS="1",
+               MKL_NUM_THREADS="1", JUPYTER_CONFIG_DIR=str(tmp / "config"),
+               JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
+               JUPYTERLAB_SETTINGS_DIR=str(tmp / "user-settings"),
+               JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"))
+    log = tmp / "jupyter-lab.log"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={ROOT}",
+         "--allow-root", "--LabApp.expose_app_in_browser=True",
+         "--JupyterNotebookApp.expose_app_in_browser=True"],
+        cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
+    server = LabServer(process, port, token, log)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(server.url("api/status"), timeout=5) as resp:
+                if resp.status == 200:
+                    return server
+        except OSError:
+            time.sleep(1)
+    process.terminate()
+    raise RuntimeError(f"jupyter lab did not start in 120 s:\n{log.read_text()}")
+
+
+@dataclass
+class LabTab:
+    """A browser tab on the server; requests to any host but 127.0.0.1 are blocked."""
+
+    page: Any
+    console_errors: list[str] = field(default_factory=list)
+    blocked_requests: list[str] = field(default_factory=list)
+
+
+def open_lab_tab(browser: Any) -> LabTab:
+    context = browser.new_context(viewport=VIEWPORT, service_workers="block")
+    page = context.new_page()
+    tab = LabTab(page)
+
+    def route(r: Any) -> None:
+        if urlparse(r.request.url).hostname == "127.0.0.1":
+            r.continue_()
+        else:
+            tab.blocked_requests.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    page.on("console", lambda m: tab.console_errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: tab.console_errors.append(f"uncaught: {exc}"))
+    return tab
+
+
+# --- the front end, through its own application object (window.jupyterapp) -------------------
+
+OPEN = """async ([path, factory]) => {
+  const app = window.jupyterapp;
+  const args = factory ? {path, factory} : {path};
+  const w = await app.commands.execute('docmanager:open', args);
+  await w.context.ready;
+  if (w.sessionContext) { await w.sessionContext.ready; }
+  app.shell.activateById(w.id);
+  window._moelawsDoc = w;
+  return {isNotebook: !!(w.content && w.content.model && w.content.model.cells),
+          factory: w.context.model.constructor.name};
+}"""
+
+RUN_ALL = """async () => {
+  const app = window.jupyterapp, w = window._moelawsDoc;
+  app.shell.activateById(w.id);
+  const ok = await app.commands.execute('notebook:run-all-cells');
+  return ok;
+}"""
+
+KERNEL_IDLE = """() => {
+  const w = window._moelawsDoc;
+  const k = w.sessionContext.session && w.sessionContext.session.kernel;
+  const running = [...w.content.widgets].some(c => c.model.type === 'code'
+    && c.promptNode && c.promptNode.textContent.includes('*'));
+  return !!k && k.status === 'idle' && !running;
+}"""
+
+OUTPUTS = """(mime) => {
+  const w = window._moelawsDoc, cells = w.content.model.cells, out = {
+    code: 0, executed: 0, charts: 0, errors: [], stderr: []};
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells.get(i);
+    if (c.type !== 'code') continue;
+    out.code++;
+    if (c.executionCount) out.executed++;
+    for (const o of c.outputs.toJSON()) {
+      if (o.output_type === 'error') out.errors.push(`cell ${i}: ${o.ename}: ${o.evalue}`);
+      if (o.output_type === 'stream' && o.name === 'stderr')
+        out.stderr.push(`cell ${i}: ${String(o.text).slice(0, 300)}`);
+      if (o.data && o.data[mime]) out.charts++;
+    }
+  }
+  return out;
+}"""
+
+DRAWN = """() => {
+  const root = window._moelawsDoc.node;
+  const marks = el => el.querySelectorAll('svg g[class*="mark-"] > *').length;
+  const all = [...root.querySelectorAll('.jp-RenderedVegaLite')];
+  const top = all.filter(el => !el.closest('.widget-output, .jupyter-widgets'));
+  return {top: top.length, topDrawn: top.filter(el => marks(el) > 0).length,
+          widget: all.length - top.length,
+          widgetDrawn: all.filter(el => !top.includes(el) && marks(el) > 0).length,
+          widgetStderr: root.querySelectorAll(
+            '.jupyter-widgets [data-mime-type="application/vnd.jupyter.stderr"]').length,
+          text: root.innerText};
+}"""
+
+# A panel: ipywidgets.interactive, or any box of controls whose output is one of its children
+# (chapter 3's `live`). Each is tagged data-moelaws-panel=N so that Playwright can find it.
+CONTROLS = """() => {
+  const root = window._moelawsDoc.node;
+  const panels = [...root.querySelectorAll('.widget-interact, .widget-vbox')].filter(
+    b => [...b.children].some(c => c.classList.contains('widget-output')));
+  return panels.map((box, i) => {
+    box.dataset.moelawsPanel = String(i);
+    return {box: i,
+            sliders: box.querySelectorAll(':scope > .widget-slider .noUi-handle').length,
+            selects: box.querySelectorAll(':scope > .widget-dropdown select').length};
+  });
+}"""
+
+SNAPSHOT = """(i) => {
+  const box = window._moelawsDoc.node.querySelector(`[data-moelaws-panel="${i}"]`);
+  const out = box && [...box.children].find(c => c.classList.contains('widget-output'));
+  return out ? out.innerText + '|' + [...out.querySelectorAll('svg')].map(
+    s => s.innerHTML.length).join(',') : '';
+}"""
+
+SAVED = """async () => {
+  const w = window._moelawsDoc;
+  return !w.context.model.dirty;
+}"""
+
+CLOSE = """async () => {
+  const w = window._moelawsDoc;
+  if (w.sessionContext) { await w.sessionContext.shutdown(); }
+  w.dispose();
+  window._moelawsDoc = null;
+}"""
+
+
+def wait_for(page: Any, script: str, timeout_s: float, arg: Any = None,
+             every_s: float = 1.0) -> Any:
+    """Poll ``script`` until it returns a truthy value; raise TimeoutError after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = page.evaluate(script, arg)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"waited {timeout_s:.0f} s for {script[:80]!r}")
+        time.sleep(every_s)
+
+
+def settle_charts(page: Any, timeout_s: float = 60) -> dict[str, Any]:
+    """Wait until the number of drawn charts stops changing; return the last count."""
+    last, stable_since = None, time.monotonic()
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        now = page.evaluate(DRAWN)
+        key = (now["top"], now["topDrawn"], now["widget"], now["widgetDrawn"])
+        if key != last:
+            last, stable_since = key, time.monotonic()
+        elif time.monotonic() - stable_since > 3 and now["topDrawn"] == now["top"]:
+            return now
+        time.sleep(0.5)
+    return page.evaluate(DRAWN)
+
+
+def press_save(page: Any) -> None:
+    """Ctrl+S in the notebook (JupyterLab's docmanager:save), then wait until it is clean."""
+    page.locator(".jp-NotebookPanel:visible .jp-Notebook").first.click(position={"x": 5, "y": 5})
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+s")
+    wait_for(page, SAVED, 60)
+
+
+def move_control(page: Any, box: int, kind: str, index: int) -> None:
+    """Move one control of panel ``box`` (tagged by CONTROLS) by the DOM: a slider's handle one
+    step with the keyboard, a drop-down to another option."""
+    panel = page.locator(f'.jp-NotebookPanel:visible [data-moelaws-panel="{box}"]')
+    if kind == "slider":
+        handle = panel.locator(":scope > .widget-slider .noUi-handle").nth(index)
+        handle.scroll_into_view_if_needed()
+        handle.focus()
+        now = float(handle.get_attribute("aria-valuenow") or 0)
+        top = float(handle.get_attribute("aria-valuemax") or 0)
+        handle.press("ArrowLeft" if now >= top else "ArrowRight")
+    else:
+        select = panel.locator(":scope > .widget-dropdown select").nth(index)
+        select.scroll_into_view_if_needed()
+        # The option farthest down the list (the first if the last is selected): neighbouring
+        # options may legitimately give the same result (chapter 5: k_align 8 to 64).
+        options = select.locator("option").all_text_contents()
+        current = select.evaluate("s => s.options[s.selectedIndex].text")
+        select.select_option(label=options[0] if current == options[-1] else options[-1])
+
+
+def screenshot(page: Any, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"lab-{name}.png"))
