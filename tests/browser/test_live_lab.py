@@ -21,6 +21,7 @@ from lab_client import (
     AUTOSAVE_SECONDS,
     CLOSE,
     CONTROLS,
+    DIALOGS,
     KERNEL_IDLE,
     LAB_DIR,
     LIVE_MIME,
@@ -113,7 +114,9 @@ def test_chapter_runs_live_in_jupyterlab(lab_tab: Any, git_status_before: str,
         press_save(page)
         time.sleep(2 * AUTOSAVE_SECONDS)
     finally:
+        problems_dialogs = page.evaluate(DIALOGS)
         page.evaluate(CLOSE)
+    problems += [f"dialog: {d}" for d in problems_dialogs]
     print(f"{chapter}: ran in {outputs['seconds']} s, {outputs['charts']} charts, "
           f"{drawn['widget']} in widgets, {moved} controls moved")
     assert path.stat().st_mtime_ns != written, "the notebook was never saved"
