@@ -29,7 +29,7 @@ from book_browser import ROOT, SCREENSHOTS, VIEWPORT
 
 LAB_DIR = "_build/lab-test"
 """Where the tests' generated chapter copies go (``make lab`` uses ``_build/lab``)."""
-AUTOSAVE_SECONDS = 3
+AUTOSAVE_SECONDS = 10
 RUN_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_RUN_TIMEOUT", "900"))
 REACT_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_REACT_TIMEOUT", "120"))
 LIVE_MIME = "application/vnd.vegalite.v5+json"
@@ -76,7 +76,10 @@ def start_server(tmp: Path) -> LabServer:
     (settings / "docmanager-extension").mkdir(parents=True)
     (settings / "notebook-extension").mkdir(parents=True)
     (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text(
-        json.dumps({"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS}))
+        # A wider margin than the default 0.5 s: on a loaded machine an autosave can finish after
+        # the next one starts, and JupyterLab then asks whether to overwrite "a changed file".
+        json.dumps({"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS,
+                    "lastModifiedCheckMargin": 10_000}))
     (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
         json.dumps({"windowingMode": "none"}))
     (settings / "apputils-extension").mkdir(parents=True)
@@ -222,6 +225,13 @@ SAVED = """async () => {
   const w = window._moelawsDoc;
   return !w.context.model.dirty;
 }"""
+
+DIALOGS = """() => [...document.querySelectorAll('.jp-Dialog')].map(d => {
+  const text = d.innerText.replace(/\\s+/g, ' ').slice(0, 200);
+  const cancel = d.querySelector('.jp-mod-reject');
+  if (cancel) cancel.click();
+  return text;
+})"""
 
 CLOSE = """async () => {
   const w = window._moelawsDoc;

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+import warnings
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from lab_client import (
     AUTOSAVE_SECONDS,
     CLOSE,
     CONTROLS,
+    DIALOGS,
     KERNEL_IDLE,
     LAB_DIR,
     LIVE_MIME,
@@ -113,7 +115,16 @@ def test_chapter_runs_live_in_jupyterlab(lab_tab: Any, git_status_before: str,
         press_save(page)
         time.sleep(2 * AUTOSAVE_SECONDS)
     finally:
+        problems_dialogs = page.evaluate(DIALOGS)
         page.evaluate(CLOSE)
+    # Open issue: on this loaded machine JupyterLab sometimes asks "File Changed ... overwrite?"
+    # after Ctrl+S meets an autosave (one chapter in a run, not always the same). Reported, not
+    # failed, until its cause is found; any other dialog fails.
+    for dialog in problems_dialogs:
+        if dialog.startswith("File Changed"):
+            warnings.warn(f"{chapter}: {dialog}", stacklevel=1)
+        else:
+            problems.append(f"dialog: {dialog}")
     print(f"{chapter}: ran in {outputs['seconds']} s, {outputs['charts']} charts, "
           f"{drawn['widget']} in widgets, {moved} controls moved")
     assert path.stat().st_mtime_ns != written, "the notebook was never saved"
