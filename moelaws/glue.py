@@ -26,6 +26,11 @@ def glue(name: str, variable: Any, display: bool = True) -> None:
     display
         Whether the cell also shows the value (MyST-NB's meaning).
     """
+    # A NumPy scalar's text form is "np.float64(0.76)" (NumPy 2), which a formatted
+    # {glue:text} role cannot read: glue the Python number it holds.
+    if type(variable).__module__ == "numpy" and hasattr(variable, "item") and not getattr(
+            variable, "shape", ()):
+        variable = variable.item()
     try:
         from myst_nb import glue as myst_glue
     except ImportError:

@@ -317,6 +317,21 @@ def test_glue_calls_myst_nb_when_it_is_there(monkeypatch: pytest.MonkeyPatch) ->
     assert calls == [(("k", 1.5), {"display": False})]
 
 
+def test_glue_turns_numpy_scalars_into_python_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NumPy 2 prints a scalar as "np.float64(0.76)", which a formatted glue role cannot read."""
+    import myst_nb
+    import numpy as np
+
+    calls = []
+    monkeypatch.setattr(myst_nb, "glue", lambda *a, **k: calls.append(a[1]))
+    glue_module.glue("k", np.float64(0.75), display=False)
+    glue_module.glue("n", np.int64(3), display=False)
+    glue_module.glue("a", np.array([1.0, 2.0]), display=False)
+    assert type(calls[0]) is float and calls[0] == 0.75
+    assert type(calls[1]) is int and calls[1] == 3
+    assert isinstance(calls[2], np.ndarray)
+
+
 def test_glue_without_myst_nb_shows_only_what_is_asked(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setitem(sys.modules, "myst_nb", None)  # import fails, as in a fresh kernel
