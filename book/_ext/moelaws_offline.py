@@ -8,9 +8,10 @@ Offline pages (every page works with no network):
   (``moelaws_widgets.py`` marks those panels kernel-only).
 
 Execution cache: with ``execute_notebooks: cache`` jupyter-cache re-executes a chapter only when
-its own cells change, not when the ``moelaws`` code or data it imports does. The cache is
-therefore cleared whenever a hash of ``moelaws/**/*.py``, ``moelaws/data/**`` and
-``requirements.txt`` differs from the one it was filled under.
+its own cells change. ``moelaws_exec_cache.py`` re-executes a chapter when a file it read (the
+``moelaws`` code, its data, anything in the repository) changed; the packages installed from
+``requirements.txt`` are not recorded there, so the whole cache is cleared here whenever a hash
+of ``requirements.txt`` and the Python version differs from the one it was filled under.
 
 Downloadable notebooks: for a notebook taken from the cache, MyST-NB writes the executed copy
 (``_build/jupyter_execute``, offered as the chapter's ".ipynb" download) without its outputs;
@@ -51,7 +52,7 @@ from pathlib import Path
 from queue import Empty
 from typing import Any
 
-HASH_FILE = "moelaws-sources.sha256"
+HASH_FILE = "moelaws-environment.sha256"
 TIMING_FILE = "timing.json"
 POLL_SLICE_S = 0.25
 
@@ -97,26 +98,15 @@ def _page_context(app: Any, pagename: str, templatename: str, context: dict, doc
     scripts[:] = kept
 
 
-def sources_hash(root: Path) -> str:
-    """SHA-256 of what executed chapters depend on besides their own cells.
+def environment_hash(root: Path) -> str:
+    """SHA-256 of what every executed chapter depends on and no chapter's reads record.
 
-    Covers ``moelaws/**/*.py``, every file under ``moelaws/data`` and ``requirements.txt``
-    (paths and contents, in a stable order; caches of bytecode excluded).
+    Covers ``requirements.txt`` (path and contents) and the Python version.
     """
-    package = root / "moelaws"
-    files = sorted(package.rglob("*.py"))
-    data = package / "data"
-    if data.is_dir():
-        files += sorted(p for p in data.rglob("*") if p.is_file())
+    digest = hashlib.sha256(f"python {platform.python_version()}\0".encode())
     requirements = root / "requirements.txt"
     if requirements.is_file():
-        files.append(requirements)
-    digest = hashlib.sha256()
-    for path in sorted(set(files)):
-        if "__pycache__" in path.parts:
-            continue
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
+        digest.update(b"requirements.txt\0" + requirements.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -131,13 +121,13 @@ def _invalidate_cache(app: Any) -> None:
         return
     cache = Path(config.execution_cache_path)
     stamp = cache / HASH_FILE
-    current = sources_hash(Path(app.srcdir))
+    current = environment_hash(Path(app.srcdir))
     previous = stamp.read_text().strip() if stamp.is_file() else None
     if previous == current:
-        app.moelaws_cache_note = "kept (moelaws sources unchanged)"
+        app.moelaws_cache_note = "kept (requirements unchanged)"
         return
     if cache.exists():
-        reason = "moelaws sources changed" if previous else "no sources hash recorded"
+        reason = "requirements changed" if previous else "no environment hash recorded"
         logger.info(f"[moelaws] clearing the execution cache {cache}: {reason}")
         shutil.rmtree(cache)
         app.moelaws_cache_note = f"cleared ({reason})"

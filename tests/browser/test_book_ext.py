@@ -29,22 +29,16 @@ def _package(root: Path) -> Path:
     return root
 
 
-def test_sources_hash_follows_code_data_and_requirements(tmp_path: Path) -> None:
+def test_environment_hash_follows_requirements_not_the_package(tmp_path: Path) -> None:
+    """The package and its data are keyed per chapter (moelaws_exec_cache.py), not here."""
     root = _package(tmp_path)
-    first = ext.sources_hash(root)
-    assert ext.sources_hash(root) == first
-    (root / "moelaws" / "__pycache__").mkdir()
-    (root / "moelaws" / "__pycache__" / "x.pyc").write_bytes(b"\0")
-    (root / "notes.md").write_text("not a dependency")
-    assert ext.sources_hash(root) == first
-    for path, text in [
-        ("moelaws/__init__.py", "X = 1\n"),
-        ("moelaws/data/paper/table.csv", "a,b\n1,3\n"),
-        ("requirements.txt", "numpy==2\n"),
-    ]:
-        before = ext.sources_hash(root)
-        (root / path).write_text(text)
-        assert ext.sources_hash(root) != before, path
+    first = ext.environment_hash(root)
+    assert ext.environment_hash(root) == first
+    (root / "moelaws" / "__init__.py").write_text("X = 1\n")
+    (root / "moelaws" / "data" / "paper" / "table.csv").write_text("a,b\n1,3\n")
+    assert ext.environment_hash(root) == first
+    (root / "requirements.txt").write_text("numpy==2\n")
+    assert ext.environment_hash(root) != first
 
 
 def _app(root: Path, mode: str = "cache") -> SimpleNamespace:
@@ -52,7 +46,7 @@ def _app(root: Path, mode: str = "cache") -> SimpleNamespace:
     return SimpleNamespace(srcdir=str(root), env=SimpleNamespace(mystnb_config=config))
 
 
-def test_cache_is_cleared_when_the_sources_change(tmp_path: Path) -> None:
+def test_cache_is_cleared_when_the_requirements_change(tmp_path: Path) -> None:
     root = _package(tmp_path)
     app = _app(root)
     cache = root / "_build" / "jc"
@@ -62,11 +56,11 @@ def test_cache_is_cleared_when_the_sources_change(tmp_path: Path) -> None:
     ext._invalidate_cache(app)
     assert app.moelaws_cache_note.startswith("kept")
     assert (cache / "global.db").exists()
-    (root / "moelaws" / "__init__.py").write_text("CHANGED = True\n")
+    (root / "requirements.txt").write_text("numpy==2\n")
     ext._invalidate_cache(app)
-    assert app.moelaws_cache_note == "cleared (moelaws sources changed)"
+    assert app.moelaws_cache_note == "cleared (requirements changed)"
     assert not (cache / "global.db").exists()
-    assert (cache / ext.HASH_FILE).read_text().strip() == ext.sources_hash(root)
+    assert (cache / ext.HASH_FILE).read_text().strip() == ext.environment_hash(root)
 
 
 def test_cache_is_left_alone_when_not_caching(tmp_path: Path) -> None:

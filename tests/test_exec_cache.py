@@ -1,0 +1,200 @@
+"""The execution cache is keyed on every file a chapter reads (book/_ext/moelaws_exec_cache.py).
+
+jupyter-cache alone keys a chapter on its code cells, so a changed data file left the old outputs
+in the book. These tests change a data file under a cached result and check the result goes
+(and that nothing else does: an unchanged rebuild is a cache hit).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+from jupyter_cache import get_cache
+from jupyter_cache.base import CacheBundleIn
+
+ROOT = Path(__file__).resolve().parents[1]
+EXT_PATH = ROOT / "book" / "_ext" / "moelaws_exec_cache.py"
+_spec = importlib.util.spec_from_file_location("moelaws_exec_cache", EXT_PATH)
+assert _spec is not None and _spec.loader is not None
+ext = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(ext)
+
+
+def _cached_notebook(root: Path) -> tuple[Path, Path, object]:
+    """A project notebook with a cached (fake) execution, and the data file it 'read'."""
+    data = root / "data" / "value.txt"
+    data.parent.mkdir(parents=True)
+    data.write_text("1\n")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("print(open('data/value.txt').read())")]
+    path = root / "tiny.ipynb"
+    nbformat.write(nb, path)
+    cache_path = root / "_build" / "jc"
+    cache = get_cache(str(cache_path))
+    cache.add_nb_to_project(str(path))
+    executed = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        nb.cells[0].source, outputs=[nbformat.v4.new_output("stream", text="1\n")])])
+    cache.cache_notebook_bundle(CacheBundleIn(executed, str(path.absolute())),
+                                check_validity=False)
+    return cache_path, data, cache
+
+
+def test_a_changed_data_file_invalidates_only_its_record(tmp_path: Path) -> None:
+    cache_path, data, cache = _cached_notebook(tmp_path)
+    uri = str((tmp_path / "tiny.ipynb").absolute())
+    assert ext.remember(cache_path, tmp_path, tmp_path / "tiny.ipynb", [data]) is not None
+
+    assert ext.invalidate(cache_path, tmp_path) == {}
+    assert cache.get_cached_project_nb(uri) is not None, "unchanged files: the result stays"
+
+    data.write_text("2\n")
+    removed = ext.invalidate(cache_path, tmp_path)
+    assert removed == {uri: ["data/value.txt changed"]}
+    assert cache.get_cached_project_nb(uri) is None
+    assert [r.uri for r in cache.list_unexecuted()] == [uri]
+    assert ext.load_manifest(cache_path)["records"] == {}
+
+
+def test_a_record_without_recorded_reads_is_invalidated(tmp_path: Path) -> None:
+    cache_path, _, cache = _cached_notebook(tmp_path)
+    removed = ext.invalidate(cache_path, tmp_path)
+    assert list(removed.values()) == [["no record of the files it read"]]
+    assert cache.list_cache_records() == []
+
+
+def test_fingerprints_of_files_folders_and_missing_paths(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.csv").write_text("x")
+    prints = ext.fingerprints([tmp_path / "d", tmp_path / "d" / "a.csv", tmp_path / "gone"],
+                              tmp_path)
+    assert set(prints) == {"d", "d/a.csv", "gone"}
+    assert prints["gone"] == ext.MISSING and prints["d"].startswith("dir:")
+    assert ext.changed_files(prints, tmp_path) == []
+    (tmp_path / "d" / "b.csv").write_text("y")
+    (tmp_path / "gone").write_text("here now")
+    assert ext.changed_files(prints, tmp_path) == ["d", "gone"]
+
+
+def test_the_recorder_notes_reads_imports_and_globs_but_not_writes(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "data").mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        "import pathlib\nVALUE = (pathlib.Path(__file__).parent / 'data' / 'v.txt').read_text()\n")
+    (pkg / "data" / "v.txt").write_text("7")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.txt"
+    outside.write_text("not under a root")
+    code = (f"import glob, pkg; glob.glob({str(pkg / 'data')!r} + '/*'); "
+            f"open({str(tmp_path / 'written.txt')!r}, 'w').write('x'); "
+            f"open({str(outside)!r}).read()")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ext.RECORDER), str(tmp_path)]),
+           "MOELAWS_READS_ROOTS": str(tmp_path)}
+    for run in range(2):  # the second run imports pkg from its bytecode cache
+        out = tmp_path / f"reads{run}"
+        subprocess.run([sys.executable, "-c", code], env={**env, "MOELAWS_READS_DIR": str(out)},
+                       check=True, cwd=tmp_path)
+        reads = {p.relative_to(tmp_path).as_posix() for p in ext.recorded_reads(out)}
+        assert reads == {"pkg/__init__.py", "pkg/data/v.txt", "pkg/data"}, run
+    subprocess.run([sys.executable, "-c", "import pkg"], env=env, check=True, cwd=tmp_path)
+
+
+def _tiny_book(src: Path, runs: Path) -> None:
+    (src / "data").mkdir(parents=True)
+    (src / "data" / "value.txt").write_text("first value\n")
+    (src / "helper.py").write_text(textwrap.dedent(f"""
+        from pathlib import Path
+
+        def value():
+            with open({str(runs)!r}, "a") as log:
+                log.write("executed\\n")
+            return (Path(__file__).parent / "data" / "value.txt").read_text().strip()
+        """))
+    (src / "index.md").write_text(textwrap.dedent("""\
+        ---
+        jupytext:
+          text_representation:
+            format_name: myst
+        kernelspec:
+          name: python3
+          display_name: Python 3
+        ---
+        # Tiny
+
+        ```{code-cell} ipython3
+        import sys
+        sys.path.insert(0, ".")
+        import helper
+        print("VALUE:", helper.value())
+        ```
+        """))
+    (src / "conf.py").write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(EXT_PATH.parent)!r})
+        extensions = ["myst_nb", "moelaws_exec_cache"]
+        nb_execution_mode = "cache"
+        nb_execution_cache_path = {str(src / "_build" / ".jupyter_cache")!r}
+        exclude_patterns = ["_build"]
+        """))
+
+
+def _build(src: Path) -> str:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", "-E", str(src),
+                    str(src / "_build" / "html")], check=True, env=env, capture_output=True)
+    return (src / "_build" / "html" / "index.html").read_text()
+
+
+def test_a_book_build_re_executes_a_chapter_whose_data_changed(tmp_path: Path) -> None:
+    """A real Sphinx + MyST-NB build: cache hit when nothing changed, re-execution when the
+    data file the chapter read changed, and the new value in the page."""
+    src, runs = tmp_path / "book", tmp_path / "runs.log"
+    _tiny_book(src, runs)
+    assert "first value" in _build(src)
+    assert runs.read_text().count("executed") == 1
+    manifest = ext.load_manifest(src / "_build" / ".jupyter_cache")["records"]
+    [entry] = manifest.values()
+    assert {"data/value.txt", "helper.py"} <= set(entry["files"])
+
+    assert "first value" in _build(src)
+    assert runs.read_text().count("executed") == 1, "an unchanged rebuild must be a cache hit"
+
+    (src / "data" / "value.txt").write_text("second value\n")
+    page = _build(src)
+    assert runs.read_text().count("executed") == 2
+    assert "second value" in page and "first value" not in page
+
+
+def test_the_book_configuration_uses_the_read_keyed_cache() -> None:
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert config["execute"]["execute_notebooks"] == "cache"
+    local = config["sphinx"]["local_extensions"]
+    assert local.get("moelaws_exec_cache") == "book/_ext"
+    assert (ROOT / local["moelaws_exec_cache"] / "moelaws_exec_cache.py") == EXT_PATH
+    assert (ext.RECORDER / "sitecustomize.py").is_file()
+
+    connected = []
+
+    class App:
+        def connect(self, event: str, handler: object, priority: int = 500) -> None:
+            connected.append((event, priority))
+
+    ext.setup(App())
+    assert ("builder-inited", 950) in connected
+    assert {"source-read", "doctree-read"} <= {event for event, _ in connected}
+
+
+def test_read_roots_cover_the_repository_and_the_papers(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MOELAWS_PAPERS", raising=False)
+    root = tmp_path / "repo"
+    root.mkdir()
+    roots = ext.read_roots(root)
+    assert roots[0] == root.resolve()
+    assert tmp_path / "shared" / "papers" in roots
