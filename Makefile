@@ -16,7 +16,9 @@ STAMP := $(VENV)/.installed
 VENDOR := book/_static/vendor
 VENDOR_STAMP := $(VENDOR)/.installed
 NB_BUILD := _build/nbval
-# jupyter-cache's store (MyST-NB's default beside _build/html); FRESH=1 empties it first.
+# jupyter-cache's store (MyST-NB's default beside _build/html); FRESH=1 empties it first. A
+# chapter's entry is keyed on its code cells and on every repository file it read when it
+# executed (book/_ext/moelaws_exec_cache.py); requirements.txt changes empty it.
 EXEC_CACHE := _build/.jupyter_cache
 CHROMIUM := /usr/bin/chromium
 # Warnings are errors (-W with --nitpick): a broken cross-reference or an unknown citation key
