@@ -16,9 +16,7 @@ STAMP := $(VENV)/.installed
 VENDOR := book/_static/vendor
 VENDOR_STAMP := $(VENDOR)/.installed
 NB_BUILD := _build/nbval
-# jupyter-cache's store (MyST-NB's default beside _build/html); FRESH=1 empties it first. A
-# chapter's entry is keyed on its code cells and on every repository file it read when it
-# executed (book/_ext/moelaws_exec_cache.py); requirements.txt changes empty it.
+# jupyter-cache's store (MyST-NB's default beside _build/html); FRESH=1 empties it first.
 EXEC_CACHE := _build/.jupyter_cache
 CHROMIUM := /usr/bin/chromium
 # Warnings are errors (-W with --nitpick): a broken cross-reference or an unknown citation key
@@ -62,7 +60,9 @@ $(DT_BUNDLE): $(VENDOR_STAMP) $(STAMP) requirements.txt
 
 vendor: $(VENDOR_STAMP) $(DT_BUNDLE)
 
-# The local extension (book/_ext) writes _build/timing.json; its report is printed last.
+# The local extension (book/_ext) writes _build/timing.json; its report is printed last. A
+# chapter's cached execution is keyed on its code cells and on every repository file it read
+# when it executed (book/_ext/moelaws_exec_cache.py); a requirements.txt change empties the cache.
 book: venv vendor
 	@if [ -n "$(FRESH)" ]; then echo "Emptying the execution cache"; rm -rf $(EXEC_CACHE); fi
 	@start=$$(date +%s); status=0; \

@@ -151,6 +151,7 @@ def _build(src: Path) -> str:
     return (src / "_build" / "html" / "index.html").read_text()
 
 
+@pytest.mark.slow
 def test_a_book_build_re_executes_a_chapter_whose_data_changed(tmp_path: Path) -> None:
     """A real Sphinx + MyST-NB build: cache hit when nothing changed, re-execution when the
     data file the chapter read changed, and the new value in the page."""
