@@ -139,7 +139,8 @@ test: lint unit book-check downloads browser
 # The live chapters: notebooks generated from the book's executed chapters (glue values filled
 # in, MyST directives as plain Markdown) into _build/lab, which git ignores, so running and
 # saving them rewrites no tracked file. The chapters are executed only when a source is newer
-# than its executed copy (then through `make book` and its execution cache).
+# than its executed copy or a cached chapter read a file that changed since (then through `make
+# book` and its execution cache).
 LAB_DIR := _build/lab
 EXECUTED_DIR := _build/jupyter_execute/notebooks
 LAB_PORT ?= 8888
@@ -152,6 +153,7 @@ lab-notebooks: venv
 	  nb=$(EXECUTED_DIR)/$$(basename $${f%.md}).ipynb; \
 	  if [ ! -f $$nb ] || [ $$f -nt $$nb ]; then stale=1; fi; \
 	done; \
+	if [ $$stale = 0 ] && ! $(BIN)/python book/_ext/moelaws_exec_cache.py $(EXEC_CACHE); then stale=1; fi; \
 	if [ $$stale = 1 ]; then echo "Executing the chapters (make book)"; $(MAKE) --no-print-directory book; fi
 	rm -rf $(LAB_DIR)/notebooks $(LAB_DIR)/exercises
 	$(BIN)/python -m moelaws.notebook_export --executed-dir $(EXECUTED_DIR) \

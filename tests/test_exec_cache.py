@@ -54,8 +54,11 @@ def test_a_changed_data_file_invalidates_only_its_record(tmp_path: Path) -> None
 
     assert ext.invalidate(cache_path, tmp_path) == {}
     assert cache.get_cached_project_nb(uri) is not None, "unchanged files: the result stays"
+    assert ext.main([str(cache_path), "--root", str(tmp_path)]) == 0
 
     data.write_text("2\n")
+    assert ext.main([str(cache_path), "--root", str(tmp_path)]) == 1, "make lab's check"
+    assert cache.get_cached_project_nb(uri) is not None, "the check removes nothing"
     removed = ext.invalidate(cache_path, tmp_path)
     assert removed == {uri: ["data/value.txt changed"]}
     assert cache.get_cached_project_nb(uri) is None

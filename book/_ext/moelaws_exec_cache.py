@@ -26,10 +26,12 @@ which are not recorded) or the Python version changes.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
 import shutil
+import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -126,6 +128,31 @@ def save_manifest(cache_path: Path, manifest: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
+def stale_records(cache_path: Path, root: Path) -> list[tuple[Any, list[str]]]:
+    """The cache records whose recorded reads changed or were never recorded, with the reasons.
+
+    Reads the cache and the manifest only.
+    """
+    from jupyter_cache import get_cache
+
+    entries = load_manifest(cache_path)["records"]
+    stale = []
+    for record in get_cache(str(cache_path)).list_cache_records():
+        entry = entries.get(record.hashkey)
+        if entry is None:
+            reasons = ["no record of the files it read"]
+        else:
+            reasons = [f"{key} changed" for key in changed_files(entry["files"], root)]
+        if reasons:
+            stale.append((record, reasons))
+    return stale
+
+
+def _describe(record: Any, reasons: list[str]) -> str:
+    more = f" (and {len(reasons) - 5} more)" if len(reasons) > 5 else ""
+    return f"{record.uri}: {'; '.join(reasons[:5])}{more}"
+
+
 def invalidate(cache_path: Path, root: Path,
                log: Callable[[str], None] = lambda message: None) -> dict[str, list[str]]:
     """Remove every cache record whose recorded reads changed or were never recorded.
@@ -138,24 +165,14 @@ def invalidate(cache_path: Path, root: Path,
     from jupyter_cache import get_cache
 
     cache = get_cache(str(cache_path))
-    manifest = load_manifest(cache_path)
-    entries = manifest["records"]
     removed: dict[str, list[str]] = {}
-    live = set()
-    for record in cache.list_cache_records():
-        entry = entries.get(record.hashkey)
-        if entry is None:
-            reasons = ["no record of the files it read"]
-        else:
-            reasons = [f"{key} changed" for key in changed_files(entry["files"], root)]
-        if reasons:
-            log(f"[moelaws] re-executing {record.uri}: {'; '.join(reasons[:5])}"
-                + (f" (and {len(reasons) - 5} more)" if len(reasons) > 5 else ""))
-            cache.remove_cache(record.pk)
-            removed[record.uri] = reasons
-        else:
-            live.add(record.hashkey)
-    manifest["records"] = {k: v for k, v in entries.items() if k in live}
+    for record, reasons in stale_records(cache_path, root):
+        log(f"[moelaws] re-executing {_describe(record, reasons)}")
+        cache.remove_cache(record.pk)
+        removed[record.uri] = reasons
+    manifest = load_manifest(cache_path)
+    live = {record.hashkey for record in cache.list_cache_records()}
+    manifest["records"] = {k: v for k, v in manifest["records"].items() if k in live}
     save_manifest(cache_path, manifest)
     return removed
 
@@ -250,6 +267,21 @@ def _doctree_read(app: Any, doctree: Any) -> None:
             f"[moelaws] {docname}: executed but not cached; its reads are not stored")
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Exit 1, listing them, if a cached chapter read a file that changed since it executed."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("cache", type=Path, help="the execution cache (_build/.jupyter_cache)")
+    parser.add_argument("--root", type=Path, default=Path("."), help="the repository")
+    args = parser.parse_args(argv)
+    if not (args.cache / "global.db").is_file():
+        print(f"no execution cache at {args.cache}")
+        return 1
+    stale = stale_records(args.cache, args.root)
+    for record, reasons in stale:
+        print(f"stale: {_describe(record, reasons)}")
+    return 1 if stale else 0
+
+
 def setup(app: Any) -> dict[str, Any]:
     # After MyST-NB's builder-inited handler (the cache path) and moelaws_offline's (900),
     # which may clear the whole cache.
@@ -257,3 +289,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("source-read", _source_read)
     app.connect("doctree-read", _doctree_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
