@@ -21,7 +21,15 @@ How:
   (:func:`invalidate`), so its chapter executes again; the others stay cached.
 
 ``moelaws_offline.py`` clears the whole cache when ``requirements.txt`` (the installed packages,
-which are not recorded) or the Python version changes.
+which are not recorded) or the Python version changes. Not seen: a file whose absence a chapter
+only tested (``os.path.exists``), folders listed with :func:`os.listdir` (the import system lists
+every folder on ``sys.path`` that way), and files read by code outside Python (a C library
+opening a path itself).
+
+Run as a script, it lists the cached chapters that read a changed file and exits 1 (``make lab``
+then rebuilds the book); it removes nothing::
+
+    python book/_ext/moelaws_exec_cache.py _build/.jupyter_cache [--root .]
 """
 
 from __future__ import annotations
