@@ -46,6 +46,7 @@ from scipy import optimize, special, stats
 
 from moelaws import fit_checks as checks
 from moelaws.fit_checks import (
+    MAX_CONDITION,
     MAX_ITER,
     MAX_REPEATS,
     MAX_RESAMPLES,
@@ -712,7 +713,7 @@ class _Problem:
             moved=not np.allclose(x, start, rtol=0, atol=1e-12),
             grad_norm=float(np.max(np.abs(grad))) if grad.size else 0.0,
             grad_limit=float(grad_limit), at_bound=at_bound,
-            condition=checks.jacobian_condition(jacobian, x[:m]),
+            condition=checks.jacobian_condition(jacobian, x[:m]), max_condition=MAX_CONDITION,
         )
 
 
