@@ -25,6 +25,13 @@ Estimators (``fit_law(..., loss=...)``) and the chapters that use them:
   scale σ (Besiroglu et al. 2024, arXiv:2404.10102). Available; no chapter uses it yet.
 * ``"squared"``: ``½ Σ (log ŷ − log y)²``. Available; no chapter uses it yet.
 
+Honesty: every entry point refuses, with a ``ValueError`` naming the reason, data and settings
+that cannot determine a fit (too few distinct rows, a constant or duplicated input, inputs
+outside the law's domain, bounds that do not match the parameters, counts above the caps in
+:mod:`moelaws.fit_checks`), and :attr:`FitResult.converged` is True only for an optimiser
+success at an interior, well-conditioned optimum (:class:`moelaws.fit_checks.FitDiagnostics`;
+:attr:`FitResult.reason` says which check failed).
+
 Power laws (:func:`fit_power_law`, OLS in log space) are used by Holistic (the Eq. 2 refit)
 and Allocation (the size law); Constrained fits its Table 3 regressions with statsmodels OLS
 directly. Anatomy fits nothing.
@@ -463,6 +470,14 @@ def fit_law(
     method
         A :func:`scipy.optimize.minimize` method: ``"L-BFGS-B"`` (the book's default) or
         ``"BFGS"`` where a paper used it.
+    bounds
+        L-BFGS-B only: one ``(lo, hi)`` pair per parameter of :attr:`Law.names` (``None`` for
+        no bound; the Huber likelihood's scale is unbounded), with ``lo < hi`` and every start
+        inside. A fit that ends on (or within :data:`~moelaws.fit_checks.BOUND_RTOL` of) a
+        bound is not ``converged``.
+    maxiter
+        Most optimiser iterations per start: a whole number in [1,
+        :data:`~moelaws.fit_checks.MAX_ITER`]; ``options["maxiter"]`` overrides it.
     options
         Options for the optimiser; for L-BFGS-B they update :data:`LBFGSB_OPTIONS` (tight
         stopping tolerances: SciPy's defaults stop early on Huber objectives and on laws with
@@ -483,8 +498,15 @@ def fit_law(
     Returns
     -------
     FitResult
-        The best parameters (also :attr:`FitResult.natural`), the ``converged`` flag and a
-        DataFrame of every start.
+        The best parameters (also :attr:`FitResult.natural`), the ``converged`` flag with its
+        :attr:`FitResult.reason` and :attr:`FitResult.diagnostics`, and a DataFrame of every
+        start. ``converged`` is True only if the optimiser reported success, the point moved
+        from its start, the projected gradient is below ``grad_tol``, no parameter is at a
+        bound, and the Jacobian of ``log ŷ`` at the optimum has a condition number of at most
+        :data:`~moelaws.fit_checks.MAX_CONDITION` (``1/√ε ≈ 6.7e7``; a larger one makes the
+        Gauss-Newton Hessian ``JᵀJ`` numerically singular, so some parameter is not determined
+        by the data). It does not say the parameters are precise: a well-conditioned
+        optimum can still have wide bootstrap intervals (:func:`bootstrap`).
 
     Raises
     ------
