@@ -532,6 +532,8 @@ def fit_law(
         A fit that runs but fails a convergence check is not refused: it returns
         ``converged=False`` with the :attr:`FitResult.reason`.
     """
+    if not isinstance(law, Law):
+        raise ValueError(f"law must be a moelaws.fit.Law, not {type(law).__name__}")
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {LOSSES}")
     if method not in checks.METHODS:
@@ -891,6 +893,8 @@ def parameter_recovery(
     ValueError
         Before any simulation, for an invalid count, noise level, parameters or design.
     """
+    if not isinstance(law, Law):
+        raise ValueError(f"law must be a moelaws.fit.Law, not {type(law).__name__}")
     n_repeats = checks.whole("n_repeats", n_repeats, maximum=MAX_REPEATS)
     checks.whole("seed", seed, minimum=0, maximum=2**63 - 1)
     if isinstance(noise_sd, bool) or not isinstance(noise_sd, numbers.Real) or not (

@@ -154,6 +154,8 @@ def test_other_settings_are_checked() -> None:
                           ({"starts": START * np.nan}, "every start must be finite")]:
         with pytest.raises(ValueError, match=match):
             quick(data, **kwargs)
+    with pytest.raises(ValueError, match=r"law must be a moelaws\.fit\.Law"):
+        fit.fit_law("chinchilla", data, starts=START)
     huge = {n: np.linspace(0.1, 1.0, 100) for n in LAW.names}
     with pytest.raises(ValueError, match="10,000,000,000 points"):
         quick(data, starts=huge)  # refused from the grid's shape, before 1e10 starts are built
@@ -198,6 +200,8 @@ def test_parameter_recovery_is_checked_before_any_simulation(monkeypatch) -> Non
         with pytest.raises(ValueError, match=match):
             fit.parameter_recovery(LAW, TRUE, **{"X": X, "noise_sd": 0.005, "starts": START,
                                                  **kwargs})
+    with pytest.raises(ValueError, match="law must be"):
+        fit.parameter_recovery(None, TRUE, X, noise_sd=0.005, starts=START)
     with pytest.raises(ValueError, match=r"true_params lack \['beta'\]"):
         fit.parameter_recovery(LAW, {k: v for k, v in TRUE.items() if k != "beta"}, X,
                                noise_sd=0.005, starts=START)
