@@ -25,6 +25,13 @@ Estimators (``fit_law(..., loss=...)``) and the chapters that use them:
   scale σ (Besiroglu et al. 2024, arXiv:2404.10102). Available; no chapter uses it yet.
 * ``"squared"``: ``½ Σ (log ŷ − log y)²``. Available; no chapter uses it yet.
 
+Honesty: every entry point refuses, with a ``ValueError`` naming the reason, data and settings
+that cannot determine a fit (too few distinct rows, a constant or duplicated input, inputs
+outside the law's domain, bounds that do not match the parameters, counts above the caps in
+:mod:`moelaws.fit_checks`), and :attr:`FitResult.converged` is True only for an optimiser
+success at an interior, well-conditioned optimum (:class:`moelaws.fit_checks.FitDiagnostics`;
+:attr:`FitResult.reason` says which check failed).
+
 Power laws (:func:`fit_power_law`, OLS in log space) are used by Holistic (the Eq. 2 refit)
 and Allocation (the size law); Constrained fits its Table 3 regressions with statsmodels OLS
 directly. Anatomy fits nothing.
@@ -33,6 +40,8 @@ directly. Anatomy fits nothing.
 from __future__ import annotations
 
 import itertools
+import math
+import numbers
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +50,17 @@ import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 from scipy import optimize, special, stats
+
+from moelaws import fit_checks as checks
+from moelaws.fit_checks import (
+    MAX_CONDITION,
+    MAX_ITER,
+    MAX_REPEATS,
+    MAX_RESAMPLES,
+    MAX_ROWS,
+    MAX_STARTS,
+    FitDiagnostics,
+)
 
 Array = np.ndarray
 
@@ -96,21 +116,26 @@ def fit_power_law(x: Array | Sequence[float], y: Array | Sequence[float]) -> Pow
     Parameters
     ----------
     x, y
-        Positive values of equal length (at least 3 points).
+        Finite, positive values of equal length, with at least 3 distinct ``x`` (two
+        parameters plus one, so that the fit has a residual) and at most
+        :data:`~moelaws.fit_checks.MAX_ROWS` points.
 
     Raises
     ------
     ValueError
-        For non-positive values, mismatched lengths or fewer than 3 points.
+        For non-numeric, non-finite or non-positive values, mismatched lengths, more than
+        :data:`~moelaws.fit_checks.MAX_ROWS` points, or fewer than 3 distinct ``x``.
     """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+    x = checks.numeric_array("x", x)
+    y = checks.numeric_array("y", y)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError("x and y must be 1-D arrays of the same length")
-    if x.size < 3:
-        raise ValueError("a power-law fit needs at least 3 points")
+    checks.rows("x", x.size)
     _positive("x", x)
     _positive("y", y)
+    if np.unique(x).size < 3:
+        raise ValueError(f"a power-law fit needs at least 3 distinct x (2 parameters plus one); "
+                         f"got {np.unique(x).size}")
     ly = np.log(y)
     ols = sm.OLS(ly, sm.add_constant(np.log(x), has_constant="add")).fit()
     # An exact fit of a constant y leaves R² undefined (0/0); the line then explains all of it.
@@ -175,6 +200,10 @@ class Law:
         True when ``log_predict`` also accepts a 2-D array of parameter vectors (one per row)
         and returns one row of predictions per vector: the grid of starts is then screened in
         a single NumPy evaluation.
+    positive_inputs
+        Names (from :attr:`inputs`) of the inputs the law takes a log or a power of:
+        :func:`fit_law` refuses data with a non-positive value there. Any input whose
+        :attr:`features` are not finite is refused too.
     """
 
     names: tuple[str, ...]
@@ -186,6 +215,7 @@ class Law:
     default_starts: Mapping[str, Sequence[float]] | Array | None = None
     natural: Callable[[Mapping[str, float]], dict[str, float]] | None = None
     batched: bool = False
+    positive_inputs: tuple[str, ...] = ()
 
     def prepare(self, X: Array) -> Array:
         X = np.atleast_2d(np.asarray(X, dtype=float))
@@ -205,6 +235,10 @@ class Law:
         """The input columns of ``frame`` in the law's order, matched by name."""
         if self.inputs is None:
             raise ValueError("this law has no input names; pass X as an array")
+        duplicated = sorted({str(c) for c in frame.columns[frame.columns.duplicated()]})
+        if duplicated:
+            raise ValueError(f"the data have duplicate column names {duplicated}: which one "
+                             "is meant is ambiguous")
         missing = [c for c in self.inputs if c not in frame.columns]
         if missing:
             raise ValueError(f"the data lack the input columns {missing}; this law needs "
@@ -245,7 +279,7 @@ def chinchilla_law() -> Law:
 
     return Law(("a", "b", "e", "alpha", "beta"), log_predict, log_value_and_jacobian, np.log,
                inputs=("N", "D"), output="loss", default_starts=HOFFMANN_GRID,
-               natural=_chinchilla_natural, batched=True)
+               natural=_chinchilla_natural, batched=True, positive_inputs=("N", "D"))
 
 
 @dataclass
@@ -264,10 +298,20 @@ class FitResult:
         (``initial_loss``), whether it was polished, and for polished ones the fitted values,
         ``loss`` and SciPy's ``converged`` flag.
     converged
-        True only if the optimiser reported success, the returned point is not the start it
-        came from, and the largest (projected) gradient component is small (``grad_tol``).
+        True only if every check of :class:`~moelaws.fit_checks.FitDiagnostics` passes at
+        the best point: the optimiser reported success; the returned point is not the start
+        it came from; the largest (projected) gradient component is small (``grad_tol``); no
+        parameter is at or within :data:`~moelaws.fit_checks.BOUND_RTOL` of a bound (the
+        optimum is interior); and the Jacobian of ``log ŷ`` with respect to the parameters has
+        a condition number of at most :data:`~moelaws.fit_checks.MAX_CONDITION` (about
+        6.7e7, so that the Gauss-Newton Hessian ``JᵀJ`` is not numerically singular: every
+        parameter is determined by the data).
     grad_norm
         That largest gradient component.
+    reason
+        ``""`` when converged, otherwise the failed checks in words.
+    diagnostics
+        Every check's value (:class:`~moelaws.fit_checks.FitDiagnostics`).
     """
 
     law: Law
@@ -276,6 +320,8 @@ class FitResult:
     starts: pd.DataFrame = field(repr=False)
     converged: bool = True
     grad_norm: float = 0.0
+    reason: str = ""
+    diagnostics: FitDiagnostics | None = field(default=None, repr=False)
 
     def predict(self, X: Array | pd.DataFrame) -> Array:
         return self.law.predict(self.params, X)
@@ -308,10 +354,16 @@ def _grid(starts: Mapping[str, Sequence[float]] | Array, names: Sequence[str]) -
         missing = [n for n in names if n not in starts]
         if missing:
             raise ValueError(f"grid of starts lacks parameters {missing}")
-        return np.array(list(itertools.product(*(starts[n] for n in names))), dtype=float)
-    grid = np.atleast_2d(np.asarray(starts, dtype=float))
-    if grid.shape[1] != len(names):
-        raise ValueError(f"each start needs {len(names)} values")
+        checks.grid_size(starts, names)
+        grid = np.array(list(itertools.product(*(starts[n] for n in names))), dtype=float)
+    else:
+        grid = np.atleast_2d(checks.numeric_array("starts", starts))
+        if grid.ndim != 2 or grid.shape[1] != len(names):
+            raise ValueError(f"each start needs {len(names)} values")
+        if len(grid) > MAX_STARTS:
+            raise ValueError(f"{len(grid):,} starts; at most {MAX_STARTS:,} are accepted")
+    if not np.all(np.isfinite(grid)):
+        raise ValueError("every start must be finite")
     return grid
 
 
@@ -322,18 +374,49 @@ def _inputs(law: Law, X: Array | pd.DataFrame, y: Array | str | None) -> tuple[A
             if law.output is None:
                 raise ValueError("give y (this law names no output column)")
             y = law.output
+        columns = law._columns(X)
         if isinstance(y, str):
+            if y in (law.inputs or ()):
+                raise ValueError(f"y = {y!r} is also an input of the law ({list(law.inputs)}): "
+                                 "a column cannot be both")
             if y not in X.columns:
                 raise ValueError(f"the data lack the output column {y!r}")
             y = X[y].to_numpy(dtype=float)
-        return law._columns(X), np.asarray(y, dtype=float)
+        return columns, checks.numeric_array("y", y)
     if y is None or isinstance(y, str):
         raise ValueError("y must be an array unless X is a DataFrame")
-    X = np.atleast_2d(np.asarray(X, dtype=float))
-    y = np.asarray(y, dtype=float)
+    X = np.atleast_2d(checks.numeric_array("X", X))
+    y = checks.numeric_array("y", y)
     if X.shape[0] == 1 and y.size > 1:
         X = X.T
     return X, y
+
+
+def _labels(law: Law, n_columns: int) -> list[str]:
+    if law.inputs is not None and len(law.inputs) == n_columns:
+        return list(law.inputs)
+    return [f"column {j}" for j in range(n_columns)]
+
+
+def _check_data(law: Law, X: Array, y: Array, n_params: int) -> Array:
+    """The law's features of ``X`` after the data refusals of :mod:`moelaws.fit_checks`."""
+    if X.ndim != 2 or y.ndim != 1:
+        raise ValueError("X must be 2-D (one row per observation) and y 1-D")
+    checks.rows("X", X.shape[0])
+    if X.shape[0] != y.size:
+        raise ValueError("X must have one row per observation")
+    if law.inputs is not None and X.shape[1] != len(law.inputs):
+        raise ValueError(f"X has {X.shape[1]} columns; the law's inputs are {list(law.inputs)}")
+    checks.observations(y)
+    labels = _labels(law, X.shape[1])
+    unknown = [n for n in law.positive_inputs if n not in labels]
+    if unknown:
+        raise ValueError(f"the law's positive_inputs {unknown} are not among its inputs")
+    positive = [labels.index(n) for n in law.positive_inputs]
+    with np.errstate(all="ignore"):
+        F = law.prepare(X)
+    checks.design(X, F, n_params, labels, positive)
+    return F
 
 
 def fit_law(
@@ -387,6 +470,14 @@ def fit_law(
     method
         A :func:`scipy.optimize.minimize` method: ``"L-BFGS-B"`` (the book's default) or
         ``"BFGS"`` where a paper used it.
+    bounds
+        L-BFGS-B only: one ``(lo, hi)`` pair per parameter of :attr:`Law.names` (``None`` for
+        no bound; the Huber likelihood's scale is unbounded), with ``lo < hi`` and every start
+        inside. A fit that ends on (or within :data:`~moelaws.fit_checks.BOUND_RTOL` of) a
+        bound is not ``converged``.
+    maxiter
+        Most optimiser iterations per start: a whole number in [1,
+        :data:`~moelaws.fit_checks.MAX_ITER`]; ``options["maxiter"]`` overrides it.
     options
         Options for the optimiser; for L-BFGS-B they update :data:`LBFGSB_OPTIONS` (tight
         stopping tolerances: SciPy's defaults stop early on Huber objectives and on laws with
@@ -407,32 +498,72 @@ def fit_law(
     Returns
     -------
     FitResult
-        The best parameters (also :attr:`FitResult.natural`), the ``converged`` flag and a
-        DataFrame of every start.
+        The best parameters (also :attr:`FitResult.natural`), the ``converged`` flag with its
+        :attr:`FitResult.reason` and :attr:`FitResult.diagnostics`, and a DataFrame of every
+        start. ``converged`` is True only if the optimiser reported success, the point moved
+        from its start, the projected gradient is below ``grad_tol``, no parameter is at a
+        bound, and the Jacobian of ``log ŷ`` at the optimum has a condition number of at most
+        :data:`~moelaws.fit_checks.MAX_CONDITION` (``1/√ε ≈ 6.7e7``; a larger one makes the
+        Gauss-Newton Hessian ``JᵀJ`` numerically singular, so some parameter is not determined
+        by the data). It does not say the parameters are precise: a well-conditioned
+        optimum can still have wide bootstrap intervals (:func:`bootstrap`).
 
     Raises
     ------
     ValueError
-        For non-positive ``y``, mismatched shapes, missing DataFrame columns, no starts for a
-        law without defaults, or an unknown loss.
+        Before any fitting, naming the reason (see :mod:`moelaws.fit_checks`):
+
+        * data: mismatched shapes; more than :data:`~moelaws.fit_checks.MAX_ROWS` rows;
+          non-finite or non-positive ``y``; a non-finite input; a non-positive value of an
+          input in :attr:`Law.positive_inputs` (``N`` and ``D`` for :func:`chinchilla_law`)
+          or any input whose features are not finite; an input with a single distinct value;
+          two identical input columns; fewer distinct input rows than the fit's parameters
+          plus one;
+        * a DataFrame: duplicate column names, a missing input or output column, or ``y``
+          naming one of the law's inputs;
+        * settings: an unknown ``loss`` or ``method`` (``"L-BFGS-B"`` or ``"BFGS"``);
+          ``bounds`` with another method, of the wrong length, with ``lo >= hi`` or a start
+          outside them; ``delta`` or ``grad_tol`` not finite and positive; ``maxiter`` (or
+          ``options["maxiter"]``) not a whole number in [1, :data:`~moelaws.fit_checks.MAX_ITER`];
+          ``n_polish`` not a positive whole number or ``None``; a non-finite start or more
+          than :data:`~moelaws.fit_checks.MAX_STARTS` starts; no starts for a law without
+          defaults.
+
+        A fit that runs but fails a convergence check is not refused: it returns
+        ``converged=False`` with the :attr:`FitResult.reason`.
     """
-    X, y = _inputs(law, X, y)
-    if X.shape[0] != y.size:
-        raise ValueError("X must have one row per observation")
-    _positive("y", y)
+    if not isinstance(law, Law):
+        raise ValueError(f"law must be a moelaws.fit.Law, not {type(law).__name__}")
     if loss not in LOSSES:
         raise ValueError(f"loss must be one of {LOSSES}")
-    if n_polish is not None and n_polish < 1:
-        raise ValueError("n_polish must be positive (or None for every start)")
+    if method not in checks.METHODS:
+        raise ValueError(f"method must be one of {checks.METHODS}")
+    delta = checks.positive_number("delta", delta)
+    grad_tol = checks.positive_number("grad_tol", grad_tol)
+    maxiter = checks.whole("maxiter", maxiter, maximum=MAX_ITER)
+    if options is not None and "maxiter" in options:
+        checks.whole("options['maxiter']", options["maxiter"], maximum=MAX_ITER)
+    if n_polish is not None:
+        n_polish = checks.whole("n_polish (or None for every start)", n_polish,
+                                maximum=MAX_STARTS)
+    if bounds is not None and method != "L-BFGS-B":
+        raise ValueError(f"bounds apply only to method='L-BFGS-B', not {method!r}")
     if starts is None:
         if law.default_starts is None:
             raise ValueError("this law has no default starts; pass starts")
         starts = law.default_starts
-    F = law.prepare(X)
+    X, y = _inputs(law, X, y)
+    n_params = len(law.names) + (loss == "huber_likelihood")
+    F = _check_data(law, X, y, n_params)
+    base = _grid(starts, law.names)
+    lo_hi = None
+    if bounds is not None:
+        lo_hi = checks.bounds_array(bounds, law.names)
+        checks.starts_inside(base, *lo_hi, law.names)
     defaults = LBFGSB_OPTIONS if method == "L-BFGS-B" else {}
     opts = {**defaults, "maxiter": maxiter, **(options or {})}
     problem = _Problem(law, F, np.log(y), delta, loss, method, bounds, opts)
-    grid = problem.with_scale(_grid(starts, law.names))
+    grid = problem.with_scale(base)
     initial = problem.screen(grid)
     order = np.argsort(initial, kind="stable")
     chosen = order if n_polish is None else order[:n_polish]
@@ -452,13 +583,12 @@ def fit_law(
     ], axis=1)
     best = int(table["loss"].idxmin())
     x = fitted[best]
-    grad = problem.projected_gradient(x)
-    grad_norm = float(np.max(np.abs(grad))) if grad.size else 0.0
-    moved = not np.allclose(x, grid[best], rtol=0, atol=1e-12)
     value = float(table.loc[best, "loss"])
-    ok = bool(table.loc[best, "converged"]) and moved and grad_norm <= grad_tol * max(1, abs(value))
-    return FitResult(law, {n: float(v) for n, v in zip(names, x, strict=True)},
-                     value, table, ok, grad_norm)
+    diagnostics = problem.diagnose(x, grid[best], polished[best], grad_tol * max(1, abs(value)),
+                                   lo_hi)
+    failures = diagnostics.failures()
+    return FitResult(law, {n: float(v) for n, v in zip(names, x, strict=True)}, value, table,
+                     not failures, diagnostics.grad_norm, "; ".join(failures), diagnostics)
 
 
 def _progress(indices: Array, progress: bool | None) -> Iterable[int]:
@@ -586,6 +716,30 @@ class _Problem:
             grad = np.where(((x <= lo) & (grad > 0)) | ((x >= hi) & (grad < 0)), 0.0, grad)
         return np.nan_to_num(grad, nan=np.inf)
 
+    def diagnose(self, x: Array, start: Array, res: optimize.OptimizeResult, grad_limit: float,
+                 lo_hi: tuple[Array, Array] | None) -> FitDiagnostics:
+        """The convergence checks at the best point ``x`` (see :class:`FitResult`)."""
+        grad = self.projected_gradient(x)
+        m = len(self.law.names)
+        at_bound: tuple[str, ...] = ()
+        if lo_hi is not None:
+            flags = checks.at_bounds(x[:m], *lo_hi)
+            at_bound = tuple(n for n, f in zip(self.law.names, flags, strict=True) if f)
+
+        def jacobian(p: Array) -> Array:
+            if self.law.log_value_and_jacobian is not None:
+                return self.law.log_value_and_jacobian(p, self.F)[1]
+            return checks.finite_difference_jacobian(
+                lambda q: self.law.log_predict(q, self.F), p)
+
+        return FitDiagnostics(
+            optimiser_success=bool(res.success), message=str(res.message),
+            moved=not np.allclose(x, start, rtol=0, atol=1e-12),
+            grad_norm=float(np.max(np.abs(grad))) if grad.size else 0.0,
+            grad_limit=float(grad_limit), at_bound=at_bound,
+            condition=checks.jacobian_condition(jacobian, x[:m]), max_condition=MAX_CONDITION,
+        )
+
 
 @dataclass(frozen=True)
 class BootstrapResult:
@@ -638,12 +792,21 @@ def bootstrap(
     -------
     BootstrapResult
         Every resample's statistics and the intervals (``.intervals()``).
+
+    Raises
+    ------
+    ValueError
+        Before any resampling: ``n_obs`` not a whole number in [2,
+        :data:`~moelaws.fit_checks.MAX_ROWS`]; ``n_resamples`` not a whole number in [1,
+        :data:`~moelaws.fit_checks.MAX_RESAMPLES`] (100,000); a negative or non-integer seed;
+        ``confidence_level`` outside (0, 1); an unknown method.
     """
-    if n_obs < 2:
-        raise ValueError("bootstrap needs at least 2 observations")
-    if n_resamples < 1:
-        raise ValueError("n_resamples must be positive")
-    if not 0 < confidence_level < 1:
+    if not callable(statistic):
+        raise ValueError("statistic must be a function of row indices")
+    n_obs = checks.whole("n_obs", n_obs, minimum=2, maximum=MAX_ROWS)
+    n_resamples = checks.whole("n_resamples", n_resamples, maximum=MAX_RESAMPLES)
+    checks.whole("seed", seed, minimum=0, maximum=2**63 - 1)
+    if not (isinstance(confidence_level, numbers.Real) and 0 < confidence_level < 1):
         raise ValueError("confidence_level must be in (0, 1)")
     if method not in ("BCa", "percentile", "basic"):
         raise ValueError("method must be 'BCa', 'percentile' or 'basic'")
@@ -700,20 +863,62 @@ def parameter_recovery(
     """Simulate ``law`` at design points ``X`` with multiplicative log-normal noise, refit, repeat.
 
     Each repeat draws ``log y = log_predict(true) + N(0, noise_sd²)`` and refits with
-    :func:`fit_law`. Returns one row per parameter with the true value, mean and standard
-    deviation of the estimates, bias and relative RMSE.
+    :func:`fit_law`.
+
+    Parameters
+    ----------
+    law, true_params
+        The law and its true parameters (every name of :attr:`Law.names`, finite).
+    X
+        Design points, refused as by :func:`fit_law` (e.g. fewer distinct rows than
+        parameters plus one).
+    noise_sd
+        Standard deviation of the log noise, finite and non-negative.
+    starts, delta, method
+        As for :func:`fit_law`.
+    n_repeats
+        Refits, a whole number in [1, :data:`~moelaws.fit_checks.MAX_REPEATS`] (10,000).
+    seed
+        Seeds the noise.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per parameter with the true value, mean and standard deviation of the
+        estimates, bias, relative RMSE, and the share of refits with
+        :attr:`FitResult.converged` (the same for every row).
+
+    Raises
+    ------
+    ValueError
+        Before any simulation, for an invalid count, noise level, parameters or design.
     """
-    if noise_sd < 0:
-        raise ValueError("noise_sd must be non-negative")
-    rng = np.random.default_rng(seed)
-    X = np.atleast_2d(np.asarray(X, dtype=float))
+    if not isinstance(law, Law):
+        raise ValueError(f"law must be a moelaws.fit.Law, not {type(law).__name__}")
+    n_repeats = checks.whole("n_repeats", n_repeats, maximum=MAX_REPEATS)
+    checks.whole("seed", seed, minimum=0, maximum=2**63 - 1)
+    if isinstance(noise_sd, bool) or not isinstance(noise_sd, numbers.Real) or not (
+            math.isfinite(noise_sd) and noise_sd >= 0):
+        raise ValueError("noise_sd must be finite and non-negative")
+    missing = [n for n in law.names if n not in true_params]
+    if missing:
+        raise ValueError(f"true_params lack {missing}")
     truth = law._vector(true_params)
-    clean = law.log_predict(truth, law.prepare(X))
-    estimates = []
+    if not np.all(np.isfinite(truth)):
+        raise ValueError("true_params must be finite")
+    X = np.atleast_2d(checks.numeric_array("X", X))
+    F = _check_data(law, X, np.ones(X.shape[0]), len(law.names))
+    rng = np.random.default_rng(seed)
+    with np.errstate(all="ignore"):
+        clean = law.log_predict(truth, F)
+    if not np.all(np.isfinite(clean)):
+        raise ValueError("the law with true_params gives non-finite predictions at X")
+    estimates, converged = [], []
     for _ in range(n_repeats):
         y = np.exp(clean + rng.normal(0.0, noise_sd, size=clean.shape))
         fit = fit_law(law, X, y, starts, delta=delta, method=method, progress=False)
         estimates.append([fit.params[n] for n in law.names])
+        converged.append(fit.converged)
     est = np.array(estimates)
     denom = np.where(truth != 0, np.abs(truth), 1.0)
     return pd.DataFrame(
@@ -723,6 +928,7 @@ def parameter_recovery(
             "sd": est.std(axis=0, ddof=1) if n_repeats > 1 else np.zeros_like(truth),
             "bias": est.mean(axis=0) - truth,
             "rel_rmse": np.sqrt(((est - truth) ** 2).mean(axis=0)) / denom,
+            "converged": float(np.mean(converged)),
         },
         index=list(law.names),
     )

@@ -90,8 +90,9 @@ def _points(name: str, points: Points) -> tuple[np.ndarray, np.ndarray]:
         arr = np.asarray(points, dtype=float)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(f"{name} must be (compute, loss) pairs")
-    if arr.shape[0] < 3:
-        raise ValueError(f"{name}: a loss curve has 3 parameters and needs at least 3 points")
+    if arr.shape[0] < 4:
+        # moelaws.fit refuses fewer distinct points than parameters plus one (a residual).
+        raise ValueError(f"{name}: a loss curve has 3 parameters and needs at least 4 points")
     if np.any(~np.isfinite(arr)) or np.any(arr <= 0):
         raise ValueError(f"{name}: compute and loss must be finite and positive")
     return arr[:, 0], arr[:, 1]
@@ -118,7 +119,7 @@ def fit_loss_curve(points: Points, *, delta: float = 1e-3) -> LossCurve:
     ----------
     points
         An ``(n, 2)`` array of (C, loss), a sequence of pairs, or a DataFrame with columns
-        ``C`` and ``loss``; at least 3 points.
+        ``C`` and ``loss``; at least 4 distinct budgets (3 parameters plus one).
     delta
         Huber threshold on log residuals.
 
@@ -130,7 +131,7 @@ def fit_loss_curve(points: Points, *, delta: float = 1e-3) -> LossCurve:
     Raises
     ------
     ValueError
-        For fewer than 3 points or non-positive / non-finite values.
+        For fewer than 4 points (or 4 distinct budgets) or non-positive / non-finite values.
     """
     C, loss = _points("points", points)
     log_ref = float(np.log(C).mean())
