@@ -60,7 +60,8 @@ def test_counts_warns_on_one_line_per_unknown_field(tmp_path, capsys) -> None:
 
 @pytest.mark.parametrize(
     ("config", "message"),
-    [({"model_type": "llama", "hidden_size": 4096}, "unsupported model_type 'llama'"),
+    [({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 2,
+       "num_attention_heads": 32}, "not an MoE configuration"),
      ({"architectures": ["GPT2LMHeadModel"]}, "unsupported model_type None"),
      ({"model_type": "mixtral", "hidden_size": 8}, "has no 'num_hidden_layers'")],
 )

@@ -280,13 +280,17 @@ def test_phimoe_biases() -> None:
 # --- errors ---------------------------------------------------------------------------------
 
 
-def test_unsupported_model_type_names_the_supported_ones() -> None:
-    with pytest.raises(ValueError, match="unsupported model_type 'llama'") as err:
-        from_hf_config({"model_type": "llama", "hidden_size": 8})
+def test_a_dense_config_or_one_without_model_type_is_refused() -> None:
+    dense = {"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
+             "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100}
+    with pytest.raises(ValueError, match=r"no 'num_local_experts' .*not an MoE configuration"):
+        from_hf_config(dense)
+    with pytest.raises(ValueError, match="unsupported model_type None") as err:
+        from_hf_config({"hidden_size": 8, "num_hidden_layers": 2})
     for t in ("deepseek_v3", "qwen2_moe", "mixtral", "llama4", "dbrx", "phimoe", "kimi_k2"):
         assert t in str(err.value)
-    with pytest.raises(ValueError, match="unsupported model_type None"):
-        from_hf_config({"hidden_size": 8, "num_hidden_layers": 2})
+    with pytest.raises(ValueError, match="model_type must be a JSON string, got list"):
+        from_hf_config(load("Mixtral-8x7B-v0.1") | {"model_type": ["mixtral"]})
 
 
 def test_unknown_fields_are_reported_not_ignored() -> None:
