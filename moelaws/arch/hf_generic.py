@@ -19,7 +19,8 @@ What it reads
   ``moe_intermediate_size`` (absent: ``intermediate_size``);
 * shared experts: ``n_shared_experts`` / ``num_shared_experts`` of the expert width, or one
   shared expert of ``shared_expert_intermediate_size`` (absent: none);
-* dense layers: ``first_k_dense_replace`` and ``moe_layer_freq`` (DeepSeek),
+* dense layers: ``first_k_dense_replace`` and ``moe_layer_freq`` (DeepSeek; as a list, one
+  0/1 per layer, MiMo),
   ``decoder_sparse_step`` and ``mlp_only_layers`` (Qwen), ``interleave_moe_layer_step`` and
   ``moe_layers`` (Llama 4); a layer is MoE when every rule present says so (absent: every layer
   is MoE); their width ``intermediate_size_mlp``, else ``dense_intermediate_size``, else
@@ -31,7 +32,11 @@ What it reads
 
 What it refuses
 ---------------
-A non-gated FFN activation (``hidden_act`` other than ``silu``/``swiglu``: MoEConfig counts
+Layers the counts cannot represent, named by a field (:data:`_UNREPRESENTABLE`: Mamba layers,
+hyper-connections, a low-rank output projection, attention whose keys are its values, layers
+of another head width or head count; ``layer_types`` other than full and sliding-window
+attention, e.g. linear attention; ``v_head_dim`` unlike ``head_dim`` without MLA); a
+non-gated FFN activation (``hidden_act`` other than ``silu``/``swiglu``: MoEConfig counts
 gate, up and down projections), MLP biases (``mlp_bias: true``), attention biases with MLA, a
 config without a routed-expert count (a dense model: give ``MoEConfig`` fields instead), a
 ``layer_types`` list whose length is not the number of layers.
@@ -51,7 +56,7 @@ EXPERT_COUNT = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num
 """Field names of the number of routed experts, in order of preference."""
 
 EXPERTS_PER_TOKEN = ("num_experts_per_tok", "experts_per_token", "moe_k", "moe_top_k",
-                     "num_selected_experts")
+                     "num_selected_experts", "top_k_experts")
 """Field names of the number of routed experts each token activates."""
 
 SWIGLU = ("silu", "swiglu")
@@ -106,11 +111,13 @@ def read_generic(top: Fields) -> Reading:
     f = nested or top
     r = Reading(top, f)
     v = r.values
-    act = f.str("hidden_act")
+    _refuse_unrepresentable(f)
+    act_key = "hidden_activation" if f.has("hidden_activation") else "hidden_act"
+    act = f.str(act_key)
     if act is None:
         r.assume("hidden_act", "a SwiGLU (silu-gated) FFN assumed")
     elif act not in SWIGLU:
-        raise ValueError(f"{f.name('hidden_act')}={act!r}: only SwiGLU (silu-gated) FFNs can "
+        raise ValueError(f"{f.name(act_key)}={act!r}: only SwiGLU (silu-gated) FFNs can "
                          "be counted")
     if f.bool("mlp_bias", False):
         raise ValueError(f"{f.name('mlp_bias')}=true: FFN biases are not counted")
@@ -141,6 +148,42 @@ def read_generic(top: Fields) -> Reading:
     if top is not f and top.has("vision_config"):
         r.notes.append("vision encoder and projector (vision_config)")
     return r
+
+
+# Fields whose presence means a layer the counts cannot represent, and why.
+_UNREPRESENTABLE = {
+    "hybrid_override_pattern": "Mamba (state-space) layers",
+    "mamba_num_heads": "Mamba (state-space) layers",
+    "o_lora_rank": "a low-rank grouped output projection",
+    "hc_mult": "hyper-connections (several residual streams)",
+    "attention_k_eq_v": "attention whose keys double as values",
+    "global_head_dim": "global-attention layers of another head width",
+    "swa_num_key_value_heads": "sliding-window layers with their own head counts",
+}
+
+
+def _refuse_unrepresentable(f: Fields) -> None:
+    for key, what in _UNREPRESENTABLE.items():
+        value = f.raw(key)
+        if value not in (None, False, 0):
+            raise ValueError(f"{f.name(key)}={_short(value)}: {what}, which the counts cannot "
+                             "represent")
+    kinds = f.str_list("layer_types") or []
+    other = sorted(set(kinds) - {"full_attention", "sliding_attention"})
+    if other:
+        raise ValueError(f"{f.name('layer_types')} has {', '.join(map(repr, other))} layers; "
+                         "the counts represent full and sliding-window attention only")
+    if not f.has("kv_lora_rank") and f.has("v_head_dim"):
+        v_dim = f.int("v_head_dim", "width")
+        if v_dim != f.int("head_dim", "width", None):
+            raise ValueError(f"{f.name('v_head_dim')}={v_dim} differs from "
+                             f"{f.name('head_dim')}: value heads of another width than "
+                             "query/key heads are represented with MLA only")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _attention(f: Fields, r: Reading) -> None:
@@ -224,7 +267,14 @@ def _dense_layers(f: Fields, r: Reading, n_layers: int) -> None:
     if f.has("first_k_dense_replace"):
         first = f.int("first_k_dense_replace", "layers", low=0)
         rules.append(lambda i: i >= first)
-    if f.has("moe_layer_freq"):
+    if isinstance(f.data.get("moe_layer_freq"), list):
+        # One 0/1 per layer (MiMo): 1 marks an MoE layer.
+        flags = f.int_list("moe_layer_freq", "layers") or []
+        if len(flags) != n_layers or set(flags) - {0, 1}:
+            raise ValueError(f"{f.name('moe_layer_freq')} as a list must hold one 0 or 1 per "
+                             f"layer ({n_layers})")
+        rules.append(lambda i: flags[i] == 1)
+    elif f.has("moe_layer_freq"):
         freq = f.int("moe_layer_freq", "layers")
         rules.append(lambda i: i % freq == 0)
     if f.has("decoder_sparse_step"):
