@@ -356,3 +356,18 @@ def test_is_hf_config_tells_hub_configs_from_moeconfig_fields() -> None:
     assert is_hf_config(load("DeepSeek-V3"))
     assert not is_hf_config(arch.preset("DeepSeek-V3").to_dict())
     assert not is_hf_config([1, 2])
+
+
+def test_the_three_countings_of_the_generically_read_models() -> None:
+    table = arch.vendor_check.countings_table(TABLE)
+    assert {m for m, _ in table.index} == set(TABLE[TABLE["read by"] == "generic"]["model"])
+    half = TABLE.set_index(["model", "quantity"])["half unit (B)"]
+    ways = ["no embeddings", "output head", "both embeddings"]
+    for key, row in table.iterrows():
+        agree = [w for w in ways if abs(row[w] - row["stated (B)"]) <= half[key]]
+        assert row["agrees with"] == (", ".join(agree) or "none")
+        assert row["no embeddings"] <= row["output head"] <= row["both embeddings"]
+    if "MiniMax-M2.5" in MODELS:
+        # 9.8B activated is the count without any embedding; 229.9B total matches none.
+        assert table.loc[("MiniMax-M2.5", "active"), "agrees with"] == "no embeddings"
+        assert table.loc[("MiniMax-M2.5", "total"), "agrees with"] == "none"

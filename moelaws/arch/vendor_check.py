@@ -39,6 +39,7 @@ from moelaws.paper_data import data_dir
 __all__ = [
     "TOLERANCE",
     "active_countings",
+    "countings_table",
     "stored_configs_dir",
     "stored_models",
     "vendor_check_summary",
@@ -108,6 +109,44 @@ def active_countings(cfg: MoEConfig) -> dict[str, float]:
         "output head": _with("with output head", cfg, c.active, c.embedding),
         "both embeddings": _with("with embeddings", cfg, c.active, c.embedding),
     }
+
+
+def countings_table(table: pd.DataFrame, read_by: str = "generic",
+                    root: Path | None = None) -> pd.DataFrame:
+    """Each stated size of the models ``read_by`` a reader, beside our three countings.
+
+    Where a vendor does not say what its size includes, this shows which counting (without
+    embeddings, with the output head, with both embeddings) agrees with it within half a unit
+    of its last printed digit, if any.
+
+    Parameters
+    ----------
+    table
+        :func:`vendor_check_table`'s result.
+    read_by
+        ``"generic"`` or ``"refinement"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by model and quantity: ``stated (B)``, the three countings in billions, and
+        ``agrees with`` (the countings within rounding, comma-separated, or ``"none"``).
+    """
+    root = root or stored_configs_dir()
+    rows = []
+    for _, r in table[table["read by"] == read_by].iterrows():
+        cfg, _, _ = _read(root / r["model"] / "config.json", r["model"])
+        c = counts(cfg, "exact")
+        ours = c.total if r["quantity"] == "total" else c.active
+        ways = {"no embeddings": ours, "output head": ours + cfg.vocab_size * cfg.d_model,
+                "both embeddings": ours + c.embedding}
+        row = {"model": r["model"], "quantity": r["quantity"], "stated (B)": r["stated (B)"]}
+        row |= {way: value / 1e9 for way, value in ways.items()}
+        agree = [way for way, value in ways.items()
+                 if abs(value / 1e9 - r["stated (B)"]) <= r["half unit (B)"]]
+        row["agrees with"] = ", ".join(agree) or "none"
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(["model", "quantity"])
 
 
 def vendor_check_table(root: Path | None = None) -> pd.DataFrame:
