@@ -93,7 +93,24 @@ _NO_COUNT_FIELDS = frozenset({
     "resid_pdrop", "rms_norm_eps", "rope_parameters", "rope_scaling", "rope_theta",
     "routed_scaling_factor", "router_aux_loss_coef", "router_jitter_noise", "scoring_func",
     "seq_aux", "sliding_window", "swiglu_limit", "topk_group", "topk_method", "torch_dtype",
-    "transformers_version", "use_cache", "use_sliding_window",
+    "transformers_version", "use_cache", "use_sliding_window", "quantization",
+})
+
+# What transformers writes into every (sub-)config from PretrainedConfig's defaults: generation
+# settings, output switches, labels. DBRX's nested ffn_config and attn_config carry them.
+_PRETRAINED_BOOKKEEPING = frozenset({
+    "add_cross_attention", "bad_words_ids", "begin_suppress_tokens", "chunk_size_feed_forward",
+    "cross_attention_hidden_size", "diversity_penalty", "do_sample", "early_stopping",
+    "encoder_no_repeat_ngram_size", "exponential_decay_length_penalty", "finetuning_task",
+    "forced_bos_token_id", "forced_eos_token_id", "id2label", "is_decoder",
+    "is_encoder_decoder", "label2id", "length_penalty", "max_length", "min_length",
+    "no_repeat_ngram_size", "num_beam_groups", "num_beams", "num_return_sequences",
+    "output_attentions", "output_hidden_states", "output_scores", "prefix", "problem_type",
+    "pruned_heads", "remove_invalid_values", "repetition_penalty", "return_dict",
+    "return_dict_in_generate", "sep_token_id", "suppress_tokens", "task_specific_params",
+    "temperature", "tf_legacy_loss", "tie_encoder_decoder", "tokenizer_class", "top_k",
+    "top_p", "torchscript", "typical_p", "use_bfloat16", "torch_dtype", "_name_or_path",
+    "transformers_version", "architectures", "bos_token_id", "eos_token_id", "pad_token_id",
 })
 
 
@@ -183,9 +200,12 @@ def _dbrx(top: Fields) -> Reading:
         "vocab_size": top.int("vocab_size", "vocab"),
         "tie_embeddings": bool(top.bool("tie_word_embeddings", False)),
     }
-    ffn_ignored = frozenset({"moe_jitter_eps", "moe_loss_weight", "moe_normalize_expert_weights",
-                             "uniform_expert_assignment", "model_type"})
-    attn_ignored = frozenset({"clip_qkv", "rope_theta", "attn_pdrop", "model_type"})
+    # A sub-config's own tie_word_embeddings is PretrainedConfig's default, not DBRX's choice
+    # (the top-level field is).
+    nested_ignored = _PRETRAINED_BOOKKEEPING | {"model_type", "tie_word_embeddings"}
+    ffn_ignored = nested_ignored | {"moe_jitter_eps", "moe_loss_weight",
+                                    "moe_normalize_expert_weights", "uniform_expert_assignment"}
+    attn_ignored = nested_ignored | {"clip_qkv", "rope_theta", "attn_pdrop"}
     r.extra_unknown = ffn.unknown(ffn_ignored) + attn.unknown(attn_ignored)
     return r
 
