@@ -17,6 +17,8 @@ from moelaws.arch import MoEConfig
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config, is_hf_config
 from moelaws.arch.hf_json import read_json_object
 
+_FLAGS = ("tie_embeddings", "attention_bias", "expert_bias", "shared_expert_gate")
+
 
 def load_config(spec: str) -> MoEConfig:
     """A preset by name, or a configuration from a JSON file or a directory.
@@ -45,6 +47,11 @@ def load_config(spec: str) -> MoEConfig:
         data, _ = read_json_object(path)
         if is_hf_config(data):
             return arch.from_hf_config(path)  # read again, as defensively, to name the file
+        # MoEConfig takes any truthy value for a flag; from a file, "no" must not mean true.
+        for key in _FLAGS:
+            if key in data and not isinstance(data[key], bool):
+                raise ValueError(f"invalid configuration in {spec}: {key} must be a JSON "
+                                 f"boolean (true or false), got {data[key]!r}")
         try:
             return MoEConfig.from_dict(data)
         except ValueError as exc:
