@@ -36,7 +36,8 @@ status (a claim expected to reproduce that does not, an explained discrepancy th
 reproduces, or a computation error); 2 on bad input (unknown command or option, a
 non-positive or non-numeric budget, active above total parameters, an unknown preset, a
 missing file, malformed JSON, a configuration with unknown or invalid fields, a Hugging Face
-config of an unsupported model type). Errors are one
+config the reader refuses: a field of the wrong JSON type or out of range, a layout the counts
+cannot represent, a FIFO, a device or a file above 1 MiB). Errors are one
 line on stderr, ``moelaws: error: ...``, never a traceback.
 """
 
@@ -293,8 +294,9 @@ def build_parser() -> argparse.ArgumentParser:
     cnt = sub.add_parser("counts", help="a configuration's counts under every paper's convention")
     cnt.add_argument("config", metavar="PRESET|CONFIG.json|DIR",
                      help=f"a preset ({', '.join(arch.PRESETS)}), a JSON file of MoEConfig "
-                          "fields, or a Hugging Face config.json (or a directory holding "
-                          f"one) of model_type {', '.join(arch.SUPPORTED_MODEL_TYPES)}")
+                          "fields, or a Hugging Face config.json of an MoE model (or a "
+                          "directory holding one): any model_type, with refinements for "
+                          f"{', '.join(arch.SUPPORTED_MODEL_TYPES)}")
     cnt.add_argument("--json", action="store_true",
                      help="print JSON: {config, counts: {convention: {...}}, ratios}")
     cnt.set_defaults(func=_counts)

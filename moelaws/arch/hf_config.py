@@ -1,19 +1,35 @@
 """A Hugging Face ``config.json`` as an :class:`~moelaws.arch.MoEConfig`.
 
 :func:`from_hf_config` reads the configuration file a model hub ships with its weights (a
-path to the file, a directory holding it, or the parsed dict) and converts it, one
-``model_type`` at a time, to the fields :mod:`moelaws.arch.counting` counts.
+path to the file, a directory holding it, or the parsed dict) and converts it to the fields
+:mod:`moelaws.arch.counting` counts. Any ``model_type`` is read:
+
+* the generic reader (:mod:`moelaws.arch.hf_generic`) reads any MoE config by the usual field
+  names (expert count, experts per token, expert and shared-expert widths, dense-layer
+  patterns, grouped-query and MLA attention, tied embeddings, sliding-window layers);
+* a family in :data:`SUPPORTED_MODEL_TYPES` has a refinement on top of it for what it does
+  differently from those names (Qwen2-MoE's gated shared expert and q/k/v biases, gpt-oss's
+  expert biases and attention sinks, Llama 4's implicit shared expert, DBRX's nested
+  ``ffn_config``, QK-norm and LayerNorm weights listed as uncounted), and whose absent fields
+  are the family's own defaults.
 
 Nothing is guessed silently:
 
-* a ``model_type`` outside :data:`SUPPORTED_MODEL_TYPES` is refused with a ``ValueError``
-  that names the supported ones;
-* a field the converter does not know (neither used nor listed as not changing the
-  parameter count) raises an :class:`HFConfigWarning` that names it, since it may change the
-  count;
-* a known field with a value the converter cannot represent (a non-SwiGLU activation, tied
-  embeddings where the family never ties them, ...) raises a ``ValueError``;
-* weights the converter understands but :class:`~moelaws.arch.MoEConfig` does not hold (QK-norm
+* for a ``model_type`` without a refinement, every default the generic reader put in place of
+  an absent field ("no n_shared_experts: no shared experts assumed", "no
+  moe_intermediate_size: expert width taken from intermediate_size") is an
+  :class:`HFConfigWarning` naming the field;
+* a field no reader knows (neither used nor listed as not changing the parameter count) is an
+  :class:`HFConfigWarning` naming it, since it may change the count;
+* a value the counts cannot represent (a non-gated FFN activation, MLP biases, attention biases
+  with MLA, a config without routed experts) is a ``ValueError`` naming the field;
+* types are strict and sizes range-checked before anything loops over layers
+  (:mod:`moelaws.arch.hf_fields`: an integer is a JSON integer, ``2048.0`` included among the
+  refused; a boolean is ``true``/``false``; at most 10,000 layers, a 10^7-token vocabulary,
+  10^14 parameters), and files are read defensively (:mod:`moelaws.arch.hf_json`: regular
+  files of at most 1 MiB, nesting at most 32 levels, strict UTF-8 JSON objects without
+  ``NaN`` or duplicate keys);
+* weights a reader understands but :class:`~moelaws.arch.MoEConfig` does not hold (QK-norm
   weights, attention sinks, the DeepSeek routers' score-correction biases, the
   multi-token-prediction module, a vision encoder) are listed, with their number where the
   config fixes it, in the result's ``source`` (see :func:`uncounted`). They are below 0.1 % of
@@ -33,13 +49,15 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, Union
 
-from moelaws.arch.config import MLA, MoEConfig
+from moelaws.arch.config import MoEConfig
+from moelaws.arch.hf_fields import MAX_TOTAL_PARAMS, Fields
+from moelaws.arch.hf_generic import SWIGLU, Reading, read_generic
+from moelaws.arch.hf_json import read_json_object
 
 __all__ = [
     "SUPPORTED_MODEL_TYPES",
@@ -55,7 +73,8 @@ __all__ = [
 
 
 class HFConfigWarning(UserWarning):
-    """A ``config.json`` field the converter does not know; it may change the count."""
+    """A ``config.json`` field the converter does not know (it may change the count), or an
+    absent field whose default the generic reader assumed."""
 
 
 # Fields that do not change any parameter count: token ids, dtypes, initialisation,
@@ -68,275 +87,145 @@ _NO_COUNT_FIELDS = frozenset({
     "decoder_start_token_id", "emb_pdrop", "embd_pdrop", "eoi_token_index", "eos_token_id",
     "ep_size", "floor_scale", "for_llm_compressor", "hidden_dropout", "image_token_index",
     "initial_context_length", "initializer_range", "input_jitter_noise", "layer_norm_eps",
-    "layer_types", "max_position_embeddings", "max_seq_len", "max_window_layers", "model_type",
+    "max_position_embeddings", "max_seq_len", "max_window_layers", "model_type",
     "n_group", "no_rope_layers", "norm_topk_prob", "original_max_position_embeddings",
     "output_router_logits", "pad_token_id", "pretraining_tp", "quantization_config",
     "resid_pdrop", "rms_norm_eps", "rope_parameters", "rope_scaling", "rope_theta",
     "routed_scaling_factor", "router_aux_loss_coef", "router_jitter_noise", "scoring_func",
-    "seq_aux", "sliding_window", "swiglu_limit", "topk_group", "torch_dtype",
-    "transformers_version", "use_cache", "use_sliding_window",
+    "seq_aux", "sliding_window", "swiglu_limit", "topk_group", "topk_method", "torch_dtype",
+    "transformers_version", "use_cache", "use_sliding_window", "quantization",
 })
 
-_SWIGLU = ("silu", "swiglu")
+# What transformers writes into every (sub-)config from PretrainedConfig's defaults: generation
+# settings, output switches, labels. DBRX's nested ffn_config and attn_config carry them.
+_PRETRAINED_BOOKKEEPING = frozenset({
+    "add_cross_attention", "bad_words_ids", "begin_suppress_tokens", "chunk_size_feed_forward",
+    "cross_attention_hidden_size", "diversity_penalty", "do_sample", "early_stopping",
+    "encoder_no_repeat_ngram_size", "exponential_decay_length_penalty", "finetuning_task",
+    "forced_bos_token_id", "forced_eos_token_id", "id2label", "is_decoder",
+    "is_encoder_decoder", "label2id", "length_penalty", "max_length", "min_length",
+    "no_repeat_ngram_size", "num_beam_groups", "num_beams", "num_return_sequences",
+    "output_attentions", "output_hidden_states", "output_scores", "prefix", "problem_type",
+    "pruned_heads", "remove_invalid_values", "repetition_penalty", "return_dict",
+    "return_dict_in_generate", "sep_token_id", "suppress_tokens", "task_specific_params",
+    "temperature", "tf_legacy_loss", "tie_encoder_decoder", "tokenizer_class", "top_k",
+    "top_p", "torchscript", "typical_p", "use_bfloat16", "torch_dtype", "_name_or_path",
+    "transformers_version", "architectures", "bos_token_id", "eos_token_id", "pad_token_id",
+})
 
 
-class _Fields:
-    """A config dict that remembers which fields the converter read."""
-
-    def __init__(self, data: Mapping[str, Any], where: str = "") -> None:
-        self.data = dict(data)
-        self.where = where
-        self.read: set[str] = set()
-        self.layout = ""
-        self.extra_unknown: list[str] = []
-
-    def get(self, key: str, default: Any = None) -> Any:
-        self.read.add(key)
-        return self.data.get(key, default)
-
-    def need(self, key: str) -> Any:
-        self.read.add(key)
-        if self.data.get(key) is None:
-            raise ValueError(f"config.json{self.where} has no {key!r}, which the count needs")
-        return self.data[key]
-
-    def unknown(self, extra_known: frozenset[str] = frozenset()) -> list[str]:
-        known = self.read | _NO_COUNT_FIELDS | extra_known
-        return sorted(f"{self.where.strip(' ()')}.{k}".lstrip(".") for k in self.data
-                      if k not in known)
+# --- refinements: what a family does differently from the generic reading -----------------
 
 
-def _swiglu(f: _Fields, key: str = "hidden_act") -> None:
-    act = f.get(key, "silu")
-    if act not in _SWIGLU:
-        raise ValueError(f"{key}={act!r}: only SwiGLU (silu-gated) FFNs can be counted")
+def _qk_norm(r: Reading, per_layer_heads: int) -> None:
+    v = r.values
+    hd = v["head_dim"] or v["d_model"] // v["n_heads"]
+    r.notes.append(f"QK-norm weights ({v['n_layers'] * per_layer_heads * hd:,})")
 
 
-def _tied(f: _Fields) -> bool:
-    return bool(f.get("tie_word_embeddings", False))
+def _qwen2_moe(r: Reading) -> None:
+    """One shared expert behind a learned sigmoid gate; q/k/v projections with biases."""
+    v = r.values
+    if "d_shared" not in v:
+        raise ValueError(f"config.json has no {r.text.name('shared_expert_intermediate_size')!r}"
+                         ", which the count needs")
+    v["shared_expert_gate"] = True
+    hd = v["head_dim"] or v["d_model"] // v["n_heads"]
+    # Qwen2-MoE projects q, k and v with biases and o without; MoEConfig's attention_bias
+    # would add the o bias too, so the q/k/v biases are listed instead.
+    qkv = v["n_layers"] * (v["n_heads"] * hd + 2 * v["n_kv_heads"] * hd)
+    r.notes.append(f"q/k/v projection biases ({qkv:,})")
 
 
-def _gqa(f: _Fields) -> dict[str, Any]:
-    d, h = int(f.need("hidden_size")), int(f.need("num_attention_heads"))
-    head_dim = f.get("head_dim")
-    return {
-        "d_model": d,
-        "n_heads": h,
-        "n_kv_heads": int(f.get("num_key_value_heads") or h),
-        "head_dim": int(head_dim) if head_dim is not None else None,
-    }
+def _qwen3_moe(r: Reading) -> None:
+    _qk_norm(r, 2)
 
 
-def _moe_layer_split(f: _Fields, n_layers: int, is_moe: Callable[[int], bool]) -> int:
-    """Number of dense layers; records a layout note when they are not the leading ones."""
-    dense = [i for i in range(n_layers) if not is_moe(i)]
-    if dense != list(range(len(dense))):
-        f.layout = (f"{len(dense)} dense layers {dense[:3]}{'...' if len(dense) > 3 else ''} "
-                    "interleaved with MoE layers (counts depend only on their number)")
-    return len(dense)
+def _deepseek(r: Reading) -> None:
+    """MLA is what DeepSeek-V2/V3 and Kimi-K2 use; the generic reading covers the rest."""
+    if "mla" not in r.values:
+        raise ValueError(f"config.json has no {r.text.name('kv_lora_rank')!r}, which the count "
+                         "needs")
 
 
-# --- one converter per family --------------------------------------------------------------
+def _olmoe(r: Reading) -> None:
+    v = r.values
+    _qk_norm(r, v["n_heads"] + v["n_kv_heads"])
 
 
-def _mixtral(f: _Fields) -> tuple[dict[str, Any], list[str]]:
-    _swiglu(f)
-    return {
-        "n_layers": int(f.need("num_hidden_layers")), **_gqa(f),
-        "n_experts": int(f.need("num_local_experts")), "top_k": int(f.need("num_experts_per_tok")),
-        "d_expert": int(f.need("intermediate_size")), "vocab_size": int(f.need("vocab_size")),
-        "tie_embeddings": _tied(f),
-    }, []
+def _gpt_oss(r: Reading) -> None:
+    """Biases on the attention projections (default true), the experts and the router; one
+    attention-sink logit per head and layer."""
+    v = r.values
+    v["attention_bias"] = bool(r.text.bool("attention_bias", True))
+    v["expert_bias"] = True
+    r.notes.append(f"attention sinks ({v['n_layers'] * v['n_heads']:,}, one logit per head "
+                   "and layer)")
 
 
-def _qwen_moe(f: _Fields, *, shared: bool) -> tuple[dict[str, Any], list[str]]:
-    """Qwen1.5/Qwen2-MoE (``shared``: one gated shared expert) and Qwen3-MoE."""
-    _swiglu(f)
-    n_layers = int(f.need("num_hidden_layers"))
-    step = int(f.get("decoder_sparse_step", 1) or 1)
-    mlp_only = set(f.get("mlp_only_layers") or [])
-    n_dense = _moe_layer_split(f, n_layers, lambda i: i not in mlp_only and (i + 1) % step == 0)
-    notes: list[str] = []
-    f.get("intermediate_size")  # the dense-FFN width: understood, unused without dense layers
-    fields = {
-        "n_layers": n_layers, **_gqa(f),
-        "n_experts": int(f.need("num_experts")), "top_k": int(f.need("num_experts_per_tok")),
-        "d_expert": int(f.need("moe_intermediate_size")),
-        "d_ff": int(f.need("intermediate_size")) if n_dense else 0,
-        "n_dense_layers": n_dense, "vocab_size": int(f.need("vocab_size")),
-        "tie_embeddings": _tied(f),
-    }
-    hd = fields["head_dim"] or fields["d_model"] // fields["n_heads"]
-    q_w, kv_w = fields["n_heads"] * hd, fields["n_kv_heads"] * hd
-    if shared:
-        width = int(f.need("shared_expert_intermediate_size"))
-        fields.update(n_shared=1, d_shared=width, shared_expert_gate=True)
-        # Qwen2-MoE projects q, k and v with biases and o without; MoEConfig's
-        # attention_bias would add the o bias too, so the q/k/v biases are listed instead.
-        notes.append(f"q/k/v projection biases ({n_layers * (q_w + 2 * kv_w):,})")
-    else:
-        if f.get("attention_bias", False):
-            fields["attention_bias"] = True
-        notes.append(f"QK-norm weights ({n_layers * 2 * hd:,})")
-    return fields, notes
+def _phimoe(r: Reading) -> None:
+    d, n = r.values["d_model"], r.values["n_layers"]
+    r.notes.insert(0, f"LayerNorm biases ({d * (2 * n + 1):,})")
 
 
-def _deepseek(f: _Fields) -> tuple[dict[str, Any], list[str]]:
-    """DeepSeek-V2/V3 and Kimi-K2: MLA attention, shared experts, leading dense layers."""
-    _swiglu(f)
-    n_layers = int(f.need("num_hidden_layers"))
-    first_dense = int(f.get("first_k_dense_replace", 0) or 0)
-    freq = int(f.get("moe_layer_freq", 1) or 1)
-    n_experts = f.get("n_routed_experts")
-    if not n_experts:
-        raise ValueError("n_routed_experts is missing or 0: a dense DeepSeek model is not an "
-                         "MoE configuration this converter reads")
-    n_dense = _moe_layer_split(f, n_layers, lambda i: i >= first_dense and i % freq == 0)
-    notes = []
-    q_lora = f.get("q_lora_rank")
-    mla = MLA(
-        kv_lora_rank=int(f.need("kv_lora_rank")), qk_nope_head_dim=int(f.need("qk_nope_head_dim")),
-        qk_rope_head_dim=int(f.need("qk_rope_head_dim")), v_head_dim=int(f.need("v_head_dim")),
-        q_lora_rank=int(q_lora) if q_lora else None,
-    )
-    if f.get("attention_bias", False):
-        raise ValueError("attention_bias=true is not supported with MLA attention")
-    h = int(f.need("num_attention_heads"))
-    f.get("num_key_value_heads")  # MLA has no grouped key/value heads to count
-    n_moe = n_layers - n_dense
-    if f.get("topk_method") == "noaux_tc":
-        notes.append(f"router score-correction biases ({n_moe * int(n_experts):,})")
-    mtp = int(f.get("num_nextn_predict_layers", 0) or 0)
-    if mtp:
-        notes.append(f"multi-token-prediction module ({mtp} layer(s); not part of the main "
-                     "model)")
-    return {
-        "n_layers": n_layers, "d_model": int(f.need("hidden_size")), "n_heads": h,
-        "n_kv_heads": h, "mla": mla, "d_ff": int(f.need("intermediate_size")) if n_dense else 0,
-        "n_experts": int(n_experts), "top_k": int(f.need("num_experts_per_tok")),
-        "n_shared": int(f.get("n_shared_experts", 0) or 0),
-        "d_expert": int(f.need("moe_intermediate_size")), "n_dense_layers": n_dense,
-        "vocab_size": int(f.need("vocab_size")), "tie_embeddings": _tied(f),
-    }, notes
-
-
-def _olmoe(f: _Fields) -> tuple[dict[str, Any], list[str]]:
-    _swiglu(f)
-    fields = {
-        "n_layers": int(f.need("num_hidden_layers")), **_gqa(f),
-        "n_experts": int(f.need("num_experts")), "top_k": int(f.need("num_experts_per_tok")),
-        "d_expert": int(f.need("intermediate_size")), "vocab_size": int(f.need("vocab_size")),
-        "tie_embeddings": _tied(f), "attention_bias": bool(f.get("attention_bias", False)),
-    }
-    hd = fields["head_dim"] or fields["d_model"] // fields["n_heads"]
-    qk_norm = fields["n_layers"] * (fields["n_heads"] + fields["n_kv_heads"]) * hd
-    return fields, [f"QK-norm weights ({qk_norm:,})"]
-
-
-def _dbrx(f: _Fields) -> tuple[dict[str, Any], list[str]]:
-    ffn = _Fields(f.need("ffn_config"), " (ffn_config)")
-    attn = _Fields(f.need("attn_config"), " (attn_config)")
-    act = ffn.get("ffn_act_fn") or {"name": "silu"}
-    if act.get("name") not in _SWIGLU:
-        raise ValueError(f"ffn_config.ffn_act_fn={act!r}: only SwiGLU FFNs can be counted")
-    h = int(f.need("n_heads"))
-    fields = {
-        "n_layers": int(f.need("n_layers")), "d_model": int(f.need("d_model")), "n_heads": h,
-        "n_kv_heads": int(attn.get("kv_n_heads") or h),
-        "n_experts": int(ffn.need("moe_num_experts")), "top_k": int(ffn.need("moe_top_k")),
-        "d_expert": int(ffn.need("ffn_hidden_size")), "vocab_size": int(f.need("vocab_size")),
-        "tie_embeddings": _tied(f),
-    }
-    ffn_ignored = frozenset({"moe_jitter_eps", "moe_loss_weight", "moe_normalize_expert_weights",
-                             "uniform_expert_assignment", "ffn_act_fn", "model_type"})
-    attn_ignored = frozenset({"clip_qkv", "rope_theta", "attn_pdrop", "model_type"})
-    f.extra_unknown = ffn.unknown(ffn_ignored) + attn.unknown(attn_ignored)
-    return fields, []
-
-
-def _gpt_oss(f: _Fields) -> tuple[dict[str, Any], list[str]]:
-    _swiglu(f)
-    top_k = int(f.need("num_experts_per_tok"))
-    if f.get("experts_per_token", top_k) != top_k:
-        raise ValueError("experts_per_token and num_experts_per_tok disagree")
-    fields = {
-        "n_layers": int(f.need("num_hidden_layers")), **_gqa(f),
-        "n_experts": int(f.need("num_local_experts")), "top_k": top_k,
-        "d_expert": int(f.need("intermediate_size")), "vocab_size": int(f.need("vocab_size")),
-        "tie_embeddings": _tied(f), "attention_bias": bool(f.get("attention_bias", True)),
-        "expert_bias": True,
-    }
-    layer_types = f.get("layer_types") or []
-    n_sliding = sum(t == "sliding_attention" for t in layer_types)
-    if n_sliding:
-        fields["sliding_window"] = int(f.need("sliding_window"))
-        fields["n_sliding_layers"] = n_sliding
-    sinks = fields["n_layers"] * fields["n_heads"]
-    return fields, [f"attention sinks ({sinks:,}, one logit per head and layer)"]
-
-
-def _phimoe(f: _Fields) -> tuple[dict[str, Any], list[str]]:
-    _swiglu(f)
-    fields = {
-        "n_layers": int(f.need("num_hidden_layers")), **_gqa(f),
-        "n_experts": int(f.need("num_local_experts")), "top_k": int(f.need("num_experts_per_tok")),
-        "d_expert": int(f.need("intermediate_size")), "vocab_size": int(f.need("vocab_size")),
-        "tie_embeddings": _tied(f), "attention_bias": bool(f.get("attention_bias", False)),
-    }
-    d, n = fields["d_model"], fields["n_layers"]
-    notes = [f"LayerNorm biases ({d * (2 * n + 1):,})"]
-    if f.get("lm_head_bias", False):
-        notes.append(f"output-head bias ({fields['vocab_size']:,})")
-    return fields, notes
-
-
-def _llama4(f: _Fields) -> tuple[dict[str, Any], list[str]]:
-    notes = []
-    if f.data.get("vision_config") is not None:
-        f.read.add("vision_config")
-        notes.append("vision encoder and projector (vision_config)")
-    text = _Fields(f.need("text_config"), " (text_config)") if "text_config" in f.data else f
-    _swiglu(text)
-    n_layers = int(text.need("num_hidden_layers"))
-    step = int(text.get("interleave_moe_layer_step", 1) or 1)
-    moe_layers = set(text.get("moe_layers") or range(step - 1, n_layers, step))
-    n_dense = _moe_layer_split(f, n_layers, lambda i: i in moe_layers)
-    text.get("intermediate_size_mlp")  # dense-FFN width: understood, unused if none is dense
-    text.get("use_qk_norm")  # Llama 4's QK norm is an L2 norm without weights
-    if text.get("attention_bias", False):
+def _llama4(r: Reading) -> None:
+    """Every MoE layer has one shared expert as wide as a routed one (no field says so); the
+    QK norm is an L2 norm without weights; no attention biases."""
+    v = r.values
+    r.text.bool("use_qk_norm", False)
+    if v["attention_bias"]:
         raise ValueError("attention_bias=true is not supported for llama4")
-    width = int(text.need("intermediate_size"))
-    fields = {
-        "n_layers": n_layers, **_gqa(text),
-        "n_experts": int(text.need("num_local_experts")),
-        "top_k": int(text.need("num_experts_per_tok")), "d_expert": width,
-        "n_shared": 1, "d_shared": width, "n_dense_layers": n_dense,
-        "d_ff": int(text.need("intermediate_size_mlp")) if n_dense else 0,
-        "vocab_size": int(text.need("vocab_size")), "tie_embeddings": _tied(text),
+    v["n_shared"], v["d_shared"] = 1, v["d_expert"]
+
+
+def _dbrx(top: Fields) -> Reading:
+    """DBRX nests its experts in ``ffn_config`` and its key/value heads in ``attn_config``
+    under names of its own; it is read here, not by the generic reader."""
+    ffn, attn = top.nested("ffn_config"), top.nested("attn_config")
+    if ffn is None or attn is None:
+        raise ValueError("config.json has no 'ffn_config' or 'attn_config', which the count "
+                         "needs")
+    act = ffn.raw("ffn_act_fn")
+    act_name = act.get("name", "silu") if isinstance(act, dict) else act
+    if act is not None and act_name not in SWIGLU:
+        raise ValueError(f"ffn_config.ffn_act_fn={act!r}: only SwiGLU FFNs can be counted")
+    r = Reading(top, top)
+    h = top.int("n_heads", "heads")
+    kv = attn.int("kv_n_heads", "heads", None)
+    r.values = {
+        "n_layers": top.int("n_layers", "layers"), "d_model": top.int("d_model", "width"),
+        "n_heads": h, "n_kv_heads": kv if kv is not None else h,
+        "n_experts": ffn.int("moe_num_experts", "experts"),
+        "top_k": ffn.int("moe_top_k", "experts"), "d_expert": ffn.int("ffn_hidden_size", "width"),
+        "vocab_size": top.int("vocab_size", "vocab"),
+        "tie_embeddings": bool(top.bool("tie_word_embeddings", False)),
     }
-    if text is not f:
-        if bool(f.get("tie_word_embeddings", fields["tie_embeddings"])) != fields["tie_embeddings"]:
-            raise ValueError("tie_word_embeddings differs between the config and its text_config")
-        f.extra_unknown = text.unknown()
-    return fields, notes
+    # A sub-config's own tie_word_embeddings is PretrainedConfig's default, not DBRX's choice
+    # (the top-level field is).
+    nested_ignored = _PRETRAINED_BOOKKEEPING | {"model_type", "tie_word_embeddings"}
+    ffn_ignored = nested_ignored | {"moe_jitter_eps", "moe_loss_weight",
+                                    "moe_normalize_expert_weights", "uniform_expert_assignment"}
+    attn_ignored = nested_ignored | {"clip_qkv", "rope_theta", "attn_pdrop"}
+    r.extra_unknown = ffn.unknown(ffn_ignored) + attn.unknown(attn_ignored)
+    return r
 
 
-_CONVERTERS: dict[str, Callable[[_Fields], tuple[dict[str, Any], list[str]]]] = {
-    "dbrx": _dbrx,
+_REFINEMENTS: dict[str, Callable[[Reading], None]] = {
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,
     "gpt_oss": _gpt_oss,
     "kimi_k2": _deepseek,
     "llama4": _llama4,
-    "mixtral": _mixtral,
+    "mixtral": lambda r: None,
     "olmoe": _olmoe,
     "phimoe": _phimoe,
-    "qwen2_moe": lambda f: _qwen_moe(f, shared=True),
-    "qwen3_moe": lambda f: _qwen_moe(f, shared=False),
+    "qwen2_moe": _qwen2_moe,
+    "qwen3_moe": _qwen3_moe,
 }
 
-SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted(_CONVERTERS))
-"""The ``model_type`` values :func:`from_hf_config` converts."""
+SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted({*_REFINEMENTS, "dbrx"}))
+"""The ``model_type`` values with a family refinement (any other is read by the generic
+reader, with a warning for each default it assumes)."""
 
 _FAMILY_FIELDS = frozenset({"vision_config", "text_config", "ffn_config", "attn_config"})
 
@@ -348,7 +237,7 @@ def is_hf_config(data: Any) -> bool:
 
 
 def read_hf_config(path: str | Path) -> tuple[dict[str, Any], Path]:
-    """Parse ``path`` (a ``config.json``, or a directory holding one).
+    """Parse ``path`` (a ``config.json``, or a directory holding one), defensively.
 
     Returns
     -------
@@ -358,24 +247,33 @@ def read_hf_config(path: str | Path) -> tuple[dict[str, Any], Path]:
     Raises
     ------
     ValueError
-        If there is no such file, it cannot be read, or it is not a JSON object.
+        If there is no such file, it is not a regular file, larger than 1 MiB, unreadable, not
+        UTF-8, nested deeper than 32 levels, not valid JSON, or not a JSON object
+        (:func:`moelaws.arch.hf_json.read_json_object`).
     """
-    file = Path(path)
-    if file.is_dir():
-        file = file / "config.json"
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"no such configuration file: {file}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {file}: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{file} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{file} is not a JSON object")
-    return data, file
+    return read_json_object(path)
+
+
+def _read(data: dict[str, Any], where: str) -> tuple[Reading, str]:
+    if "model_type" not in data or data["model_type"] is None:
+        raise ValueError(
+            f"unsupported model_type None in {where}: a Hugging Face config.json names its "
+            f"model_type; supported: any MoE model_type (with refinements for "
+            f"{', '.join(SUPPORTED_MODEL_TYPES)})")
+    model_type = data["model_type"]
+    if not isinstance(model_type, str):
+        raise ValueError(f"model_type must be a JSON string, got {type(model_type).__name__} "
+                         f"in {where}")
+    top = Fields(data)
+    if model_type == "dbrx":
+        r = _dbrx(top)
+    else:
+        r = read_generic(top)
+        refine = _REFINEMENTS.get(model_type)
+        if refine is not None:
+            refine(r)
+            r.assumptions = []  # absent fields are the family's own defaults
+    return r, model_type
 
 
 def from_hf_config(
@@ -405,13 +303,16 @@ def from_hf_config(
     Raises
     ------
     ValueError
-        For a ``model_type`` outside :data:`SUPPORTED_MODEL_TYPES` (the message lists them), a
-        missing field the count needs, or a value the converter cannot represent.
+        For a config without a string ``model_type``, a missing field the count needs, a value
+        of the wrong JSON type or outside its plausible range, a value the counts cannot
+        represent, more than 10^14 parameters, or a file :func:`read_hf_config` refuses; the
+        message names the field.
 
     Warns
     -----
     HFConfigWarning
-        For fields the converter does not know, which may change the count.
+        For fields no reader knows, which may change the count, and (for a ``model_type``
+        outside :data:`SUPPORTED_MODEL_TYPES`) for each default assumed for an absent field.
     """
     where = "config"
     if isinstance(config, (str, Path)):
@@ -422,31 +323,48 @@ def from_hf_config(
         data, default_name = dict(config), None
     else:
         raise ValueError(f"expected a dict or a path, got {type(config).__name__}")
-    model_type = data.get("model_type")
-    if model_type not in _CONVERTERS:
-        raise ValueError(
-            f"unsupported model_type {model_type!r} in {where}; supported: "
-            f"{', '.join(SUPPORTED_MODEL_TYPES)}"
-        )
-    fields = _Fields(data)
-    values, notes = _CONVERTERS[model_type](fields)
-    unknown = fields.unknown(_FAMILY_FIELDS & fields.read) + fields.extra_unknown
+    r, model_type = _read(data, where)
+    top = r.top
+    known = _NO_COUNT_FIELDS | (_FAMILY_FIELDS & top.read)
+    unknown = top.unknown(known)
+    if r.text is not top:
+        unknown += r.text.unknown(_NO_COUNT_FIELDS)
+    unknown += r.extra_unknown
+    for _, sentence in r.assumptions:
+        warnings.warn(f"{where}: {sentence}", HFConfigWarning, stacklevel=2)
     if unknown:
         warnings.warn(
             f"{where}: fields not understood, they may change the count: {', '.join(unknown)}",
             HFConfigWarning, stacklevel=2,
         )
-    label = name or data.get("_name_or_path") or default_name or model_type
+    label = name or _label(data) or default_name or model_type
     source = f"Hugging Face config.json ({where}, model_type {model_type})"
-    if fields.layout:
-        source += f"; {fields.layout}"
-    if notes:
-        source += "; not counted: " + "; ".join(notes)
+    if r.layout:
+        source += f"; {r.layout}"
+    if r.notes:
+        source += "; not counted: " + "; ".join(r.notes)
     try:
-        return MoEConfig(**values, name=str(label), source=source,
-                         context_length=context_length)
+        cfg = MoEConfig(**r.values, name=str(label), source=source,
+                        context_length=context_length)
     except TypeError as exc:
         raise ValueError(str(exc)) from exc
+    _check_total(cfg, where)
+    return cfg
+
+
+def _label(data: Mapping[str, Any]) -> str | None:
+    value = data.get("_name_or_path")
+    return value if isinstance(value, str) and value else None
+
+
+def _check_total(cfg: MoEConfig, where: str) -> None:
+    # Imported here: counting imports this module (for accepts_hf_config).
+    from moelaws.arch.counting import counts
+
+    c = counts(cfg, "exact")
+    if c.total + c.embedding > MAX_TOTAL_PARAMS:
+        raise ValueError(f"{where}: {c.total + c.embedding:.3g} parameters is above the "
+                         f"plausible maximum {MAX_TOTAL_PARAMS:.0e}")
 
 
 def uncounted(cfg: MoEConfig) -> str:

@@ -8,7 +8,6 @@ fields or a Hugging Face ``config.json`` (file or directory); :func:`counts_repo
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,9 @@ from typing import Any
 from moelaws import arch, papers
 from moelaws.arch import MoEConfig
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config, is_hf_config
+from moelaws.arch.hf_json import read_json_object
+
+_FLAGS = ("tie_embeddings", "attention_bias", "expert_bias", "shared_expert_gate")
 
 
 def load_config(spec: str) -> MoEConfig:
@@ -32,25 +34,24 @@ def load_config(spec: str) -> MoEConfig:
     ------
     ValueError
         For an unknown preset (the message lists the valid names), a missing or unreadable
-        file, malformed JSON, JSON whose fields are unknown or invalid, or a Hugging Face
-        config of an unsupported ``model_type`` (the message lists the supported ones).
+        file, a FIFO or device, a file above 1 MiB, malformed or too deeply nested JSON
+        (:func:`moelaws.arch.hf_json.read_json_object`), JSON whose fields are unknown or
+        invalid, or a Hugging Face config :func:`moelaws.arch.from_hf_config` refuses.
     """
     path = Path(spec)
     if path.is_dir():
         return arch.from_hf_config(path)
-    if spec.lower().endswith(".json") or path.is_file():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ValueError(f"no such configuration file: {spec}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"cannot read {spec}: {exc}") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{spec} is not valid JSON: {exc}") from None
+    if spec.lower().endswith(".json") or path.exists() or path.is_symlink():
+        # Read defensively (a regular file of at most 1 MiB, nesting capped, strict
+        # JSON): the path may name a FIFO, a device or a file of gigabytes.
+        data, _ = read_json_object(path)
         if is_hf_config(data):
-            return arch.from_hf_config(path)
+            return arch.from_hf_config(path)  # read again, as defensively, to name the file
+        # MoEConfig takes any truthy value for a flag; from a file, "no" must not mean true.
+        for key in _FLAGS:
+            if key in data and not isinstance(data[key], bool):
+                raise ValueError(f"invalid configuration in {spec}: {key} must be a JSON "
+                                 f"boolean (true or false), got {data[key]!r}")
         try:
             return MoEConfig.from_dict(data)
         except ValueError as exc:
