@@ -242,3 +242,13 @@ def test_expert_attention_ratio_of_mla_models_under_three_readings() -> None:
     assert r["convention"] == pytest.approx(r["d_model"]) == pytest.approx(r["exact"])
     with pytest.raises(ValueError, match="attention"):
         arch.expert_attention_ratio(v3, attention="mla")
+
+
+@pytest.mark.parametrize("field", ["tie_embeddings", "attention_bias", "expert_bias",
+                                   "shared_expert_gate"])
+@pytest.mark.parametrize("value", ["no", 1, 0, None, 1.0])
+def test_config_flags_are_booleans_not_truthy_values(field: str, value: object) -> None:
+    base = dict(n_layers=2, d_model=64, n_heads=4, n_experts=4, top_k=1, d_expert=32)
+    assert MoEConfig(**base, **{field: True}).to_dict()[field] is True
+    with pytest.raises(ValueError, match=f"{field} must be True or False"):
+        MoEConfig(**base, **{field: value})

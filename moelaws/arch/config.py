@@ -119,6 +119,14 @@ class MoEConfig:
         _positive_int("n_heads", self.n_heads)
         _positive_int("vocab_size", self.vocab_size)
         _positive_int("context_length", self.context_length)
+        for f in ("tie_embeddings", "attention_bias", "expert_bias", "shared_expert_gate"):
+            if not isinstance(getattr(self, f), bool):
+                raise ValueError(f"{f} must be True or False, got {getattr(self, f)!r}")
+        if self.mla is not None and not isinstance(self.mla, MLA):
+            raise ValueError(f"mla must be an MLA or None, got {type(self.mla).__name__}")
+        for f in ("name", "source"):
+            if not isinstance(getattr(self, f), str):
+                raise ValueError(f"{f} must be a string, got {getattr(self, f)!r}")
         for f in ("d_ff", "n_experts", "top_k", "n_shared", "d_expert", "n_dense_layers"):
             _non_negative_int(f, getattr(self, f))
         if self.n_kv_heads is not None:
