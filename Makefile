@@ -16,6 +16,8 @@ STAMP := $(VENV)/.installed
 VENDOR := book/_static/vendor
 VENDOR_STAMP := $(VENDOR)/.installed
 NB_BUILD := _build/nbval
+# What `downloads` and `browser` need first; `make test` empties it once the book is built.
+BOOK_DEP ?= book-check
 # jupyter-cache's store (MyST-NB's default beside _build/html); FRESH=1 empties it first.
 EXEC_CACHE := _build/.jupyter_cache
 CHROMIUM := /usr/bin/chromium
@@ -101,7 +103,7 @@ nbval: venv
 # Every downloadable notebook of the built book (each chapter and its student edition, as
 # moelaws.notebook_export wrote them) runs top to bottom in a fresh virtual environment that has
 # only ipykernel plus what the notebook's set-up cell installs (tests/test_downloads.py).
-downloads: book-check
+downloads: $(BOOK_DEP)
 	MOELAWS_DOWNLOAD_TESTS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_downloads.py
 
@@ -123,15 +125,23 @@ chromium:
 
 # Every built page in headless Chromium with the network blocked; screenshots of every page go
 # to _build/screenshots/. MOELAWS_BROWSER_TESTS=1 turns a missing book or browser into a failure.
-browser: book-check chromium
+browser: $(BOOK_DEP) chromium
 	rm -rf _build/screenshots
 	MOELAWS_BROWSER_TESTS=1 CHROMIUM=$(CHROMIUM) MOELAWS_JB_FLAGS="$(JB_FLAGS)" \
 	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
 
-# The test command's book build executes every chapter from scratch (FRESH=1 reaches `book`
-# through book-check and browser).
-test: FRESH = 1
-test: lint unit book-check downloads browser
+# The test command's book build executes every chapter from scratch (FRESH=1). Its stages run
+# two at a time, one per core of a 2-core machine (each is one busy process: a pytest run, or
+# a kernel executing a chapter): the unit tests while the book builds, then the downloads while
+# the browser tests run (on the book just built: BOOK_DEP= keeps `downloads` and `browser` from
+# building it again). --output-sync prints each stage's output whole, when it ends.
+TEST_JOBS ?= 2
+test: venv vendor chromium
+	$(MAKE) --no-print-directory lint
+	@echo "make test: unit tests and the book build ($(TEST_JOBS) at a time; output when each ends)"
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target unit book-check FRESH=1
+	@echo "make test: downloads and browser tests ($(TEST_JOBS) at a time; output when each ends)"
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target downloads browser BOOK_DEP=
 	@echo "make test: all checks passed"
 
 # Publish the built book on the gh-pages branch (GitHub Pages); the chapters' Colab buttons open

@@ -129,7 +129,10 @@ def test_launch_buttons_open_the_chapter_in_jupyterlab() -> None:
     book = ROOT / "_build" / "html" / "notebooks"
     pages = sorted(book.glob("*.html")) if book.is_dir() else []
     for page in pages:
-        links = re.findall(r'href="(https://mybinder\.org/v2/gh/[^"]+)"', page.read_text())
+        html = page.read_text()
+        if "</html>" not in html:
+            continue  # being written: `make test` runs the unit tests while the book builds
+        links = re.findall(r'href="(https://mybinder\.org/v2/gh/[^"]+)"', html)
         assert links, page.name
         assert all(link.endswith(f"urlpath=lab/tree/notebooks/{page.stem}.md")
                    for link in links), (page.name, links)

@@ -58,8 +58,12 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     constraints = str(ROOT / "requirements.txt")
+    # PIP_COMPILE=0 (pip --no-compile; PIP_NO_COMPILE=1 would mean the opposite): pip skips
+    # byte-compiling every installed module (torch's thousands); the kernel compiles what it
+    # imports. What is installed, and from where, does not change.
+    quick = dict(os.environ, PIP_COMPILE="0")
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-c", constraints,
-                    "ipykernel"], check=True)
+                    "ipykernel"], check=True, env=quick)
     subprocess.run([str(python), "-m", "ipykernel", "install", "--prefix", str(where / "kernel"),
                     "--name", KERNEL], check=True, capture_output=True)
     # What the set-up cell installs: this checkout's package, copied (pip builds it in its
@@ -73,6 +77,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("JUPYTER_PATH", str(where / "kernel" / "share" / "jupyter"))
         patch.setenv("PIP_CONSTRAINT", constraints)
+        patch.setenv("PIP_COMPILE", "0")
         patch.setenv("OMP_NUM_THREADS", "1")
         patch.setenv("MKL_NUM_THREADS", "1")
         yield {"python": python, "package": package, "where": where}

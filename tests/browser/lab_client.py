@@ -277,6 +277,22 @@ def press_save(page: Any) -> None:
     wait_for(page, SAVED, 60)
 
 
+def let_autosave_run(page: Any) -> None:
+    """Wait until the document has stayed saved (not dirty) for one autosave interval and a
+    margin, so that at least one autosave tick ran after the last save; a change in that time
+    (late output, widget state) starts the wait again, until autosave has written it. Gives up
+    silently after four intervals: the caller's checks of the files on disk then decide."""
+    needed = AUTOSAVE_SECONDS + 2
+    deadline = time.monotonic() + 4 * AUTOSAVE_SECONDS
+    clean_since = time.monotonic()
+    while time.monotonic() < deadline:
+        if not page.evaluate(SAVED):
+            clean_since = time.monotonic()
+        elif time.monotonic() - clean_since >= needed:
+            return
+        time.sleep(0.5)
+
+
 def move_control(page: Any, box: int, kind: str, index: int) -> None:
     """Move one control of panel ``box`` (tagged by CONTROLS) by the DOM: a slider's handle one
     step with the keyboard, a drop-down to another option."""

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from book_browser import ROOT
 from lab_client import (
-    AUTOSAVE_SECONDS,
     CLOSE,
     CONTROLS,
     DIALOGS,
@@ -33,6 +32,7 @@ from lab_client import (
     RUN_TIMEOUT_S,
     SNAPSHOT,
     git_status,
+    let_autosave_run,
     move_control,
     press_save,
     screenshot,
@@ -113,7 +113,7 @@ def test_chapter_runs_live_in_jupyterlab(lab_tab: Any, git_status_before: str,
         problems += control_problems
         screenshot(page, chapter)
         press_save(page)
-        time.sleep(2 * AUTOSAVE_SECONDS)
+        let_autosave_run(page)
     finally:
         problems_dialogs = page.evaluate(DIALOGS)
         page.evaluate(CLOSE)
@@ -147,7 +147,7 @@ def test_chapter_source_opened_in_lab_is_saved_byte_identical(lab_tab: Any,
         outputs = _run_all(page)
         assert not outputs["errors"], outputs["errors"]
         press_save(page)
-        time.sleep(2 * AUTOSAVE_SECONDS)
+        let_autosave_run(page)
     finally:
         page.evaluate(CLOSE)
         now = path.read_bytes()
