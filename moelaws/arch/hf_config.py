@@ -164,8 +164,17 @@ def _gpt_oss(r: Reading) -> None:
 
 
 def _phimoe(r: Reading) -> None:
-    d, n = r.values["d_model"], r.values["n_layers"]
-    r.notes.insert(0, f"LayerNorm biases ({d * (2 * n + 1):,})")
+    """The checkpoint has biases on attention, layer norms and the output head, which the stored
+    trimmed config does not describe (``attention_bias`` absent) and MoEConfig does not count."""
+    v = r.values
+    d, n = v["d_model"], v["n_layers"]
+    head_dim = v.get("head_dim") or d // v["n_heads"]
+    # q, k and v biases per head, and the output projection's bias of width d
+    attention = n * (head_dim * (v["n_heads"] + 2 * v["n_kv_heads"]) + d) if not v.get(
+        "attention_bias") else 0
+    r.notes[:0] = [f"LayerNorm biases ({d * (2 * n + 1):,})",
+                   *([f"attention biases ({attention:,})"] if attention else []),
+                   f"output-head bias ({v['vocab_size']:,})"]
 
 
 def _llama4(r: Reading) -> None:

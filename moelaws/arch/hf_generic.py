@@ -34,7 +34,9 @@ What it refuses
 ---------------
 Layers the counts cannot represent, named by a field (:data:`_UNREPRESENTABLE`: Mamba layers,
 hyper-connections, a low-rank output projection, attention whose keys are its values, layers
-of another head width or head count; ``layer_types`` other than full and sliding-window
+of another head width or head count (``num_attention_heads_per_layer``), a sparse-attention
+indexer (``index_n_heads``: GLM-5, DeepSeek-V3.2; about 0.73B weights in GLM-5);
+``layer_types`` other than full and sliding-window
 attention, e.g. linear attention; ``v_head_dim`` unlike ``head_dim`` without MLA); a
 non-gated FFN activation (``hidden_act`` other than ``silu``/``swiglu``: MoEConfig counts
 gate, up and down projections), MLP biases (``mlp_bias: true``), attention biases with MLA, a
@@ -159,6 +161,10 @@ _UNREPRESENTABLE = {
     "attention_k_eq_v": "attention whose keys double as values",
     "global_head_dim": "global-attention layers of another head width",
     "swa_num_key_value_heads": "sliding-window layers with their own head counts",
+    "num_attention_heads_per_layer": "layers with their own query-head counts (MoEConfig has "
+                                     "one n_heads)",
+    "index_n_heads": "a sparse-attention (DSA) indexer in every layer, whose weights (its own "
+                     "query, key and head-weight projections) are not MoEConfig weights",
 }
 
 

@@ -7,7 +7,16 @@ vendor states none), the document that states them, and the vendor's counting co
 convention starting with ``with embeddings`` adds the input embedding and the output head to
 our non-embedding count; one starting with ``with output head`` adds the output head only
 (DeepSeek, gpt-oss); ``without embeddings`` adds nothing; ``not stated`` is compared with
-both embeddings (the convention of most vendors) and shown as assumed.
+both embeddings (the convention of most vendors) and shown as assumed; a convention whose
+text says ``inferred`` was chosen because it is the counting that matches (or, where so
+marked, a rough count), and one that says ``(assumed`` was taken without the vendor's word.
+
+A size within rounding is a *reproduction* only under a convention the vendor states; under an
+inferred or assumed one it is *consistent* (the convention was picked, or could be, so that it
+matches: such a check cannot fail), and :func:`vendor_check_tallies` keeps the two apart.
+:func:`convention_cross_check` tests an inferred or assumed convention on the model's other
+size, the one check of it that can fail. A ``stated_source`` starting ``Secondary:`` quotes the
+vendor's figure from a third party (``stated_<quantity>_source`` overrides it for one size).
 
 A config is read by its family's refinement or, for a ``model_type`` without one, by the
 generic reader (:mod:`moelaws.arch.hf_generic`), whose assumptions and unknown fields are kept
@@ -39,11 +48,14 @@ from moelaws.paper_data import data_dir
 __all__ = [
     "TOLERANCE",
     "active_countings",
+    "convention_basis",
+    "convention_cross_check",
     "countings_table",
     "stored_configs_dir",
     "stored_models",
     "vendor_check_summary",
     "vendor_check_table",
+    "vendor_check_tallies",
 ]
 
 TOLERANCE = 0.02
@@ -51,6 +63,11 @@ TOLERANCE = 0.02
 reproduction, which is the book's one rounding rule (``within rounding``)."""
 
 _CONVENTIONS = ("with embeddings", "with output head", "without embeddings", "not stated")
+
+_COUNTINGS = ("no embeddings", "output head", "both embeddings")
+
+VERDICTS = ("reproduced", "consistent (inferred)", "consistent (assumed)", "miss", "refused")
+"""The verdicts of :func:`vendor_check_table`, in the order the tallies list them."""
 
 
 def stored_configs_dir() -> Path:
@@ -111,6 +128,90 @@ def active_countings(cfg: MoEConfig) -> dict[str, float]:
     }
 
 
+def convention_basis(convention: str) -> str:
+    """Whether a ``sources.json`` convention is the vendor's (``"stated"``), ``"inferred"``
+    by matching our count, or ``"assumed"`` (``not stated``, or marked ``(assumed``)."""
+    if convention.startswith("not stated") or "(assumed" in convention:
+        return "assumed"
+    if "inferred" in convention:
+        return "inferred"
+    return "stated"
+
+
+def _agreeing(cfg: MoEConfig, quantity: str, stated: float, half_unit: float
+              ) -> dict[str, float]:
+    """Our three countings of ``quantity`` (billions), and which lie within rounding."""
+    c = counts(cfg, "exact")
+    ours = c.total if quantity == "total" else c.active
+    ways = {"no embeddings": ours, "output head": ours + cfg.vocab_size * cfg.d_model,
+            "both embeddings": ours + c.embedding}
+    return {way: value / 1e9 for way, value in ways.items()
+            if abs(value / 1e9 - stated) <= half_unit}
+
+
+def convention_cross_check(table: pd.DataFrame, root: Path | None = None) -> pd.DataFrame:
+    """Whether one counting fits both stated sizes of each model whose convention for either
+    size was inferred or assumed.
+
+    A convention inferred from one size (the counting that matches it) is only tested by the
+    other size: if no counting matches both, the vendor counts its two sizes differently or
+    our count (or the stated figure) is off.
+
+    Parameters
+    ----------
+    table
+        :func:`vendor_check_table`'s result.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by model (read, with both sizes stated, at least one convention not stated by
+        the vendor): ``total agrees with`` and ``active agrees with`` (the countings within
+        rounding, or ``"none"``), ``both agree with`` (the countings common to the two, or
+        ``"none"``) and ``one counting fits both`` (bool).
+    """
+    root = root or stored_configs_dir()
+    rows = []
+    for model, group in table[table["read by"] != "refused"].groupby("model", sort=False):
+        if len(group) != 2 or (group["basis"] == "stated").all():
+            continue
+        cfg, _, _ = _read(root / model / "config.json", model)
+        agree = {r["quantity"]: list(_agreeing(cfg, r["quantity"], r["stated (B)"],
+                                               r["half unit (B)"]))
+                 for _, r in group.iterrows()}
+        common = [way for way in _COUNTINGS if way in agree["total"] and way in agree["active"]]
+        rows.append({"model": model,
+                     "total agrees with": ", ".join(agree["total"]) or "none",
+                     "active agrees with": ", ".join(agree["active"]) or "none",
+                     "both agree with": ", ".join(common) or "none",
+                     "one counting fits both": bool(common)})
+    return pd.DataFrame(rows).set_index("model")
+
+
+def vendor_check_tallies(table: pd.DataFrame) -> pd.DataFrame:
+    """How many stated sizes each reader reproduces, only matches, or misses.
+
+    Parameters
+    ----------
+    table
+        :func:`vendor_check_table`'s result.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``read by`` (``refinement``, ``generic``, ``refused``), one column per
+        verdict (:data:`VERDICTS`) and ``sizes`` (their sum): ``reproduced`` (within rounding
+        under the convention the vendor states), ``consistent (inferred)`` and ``consistent
+        (assumed)`` (within rounding only under a convention picked by matching or taken
+        without the vendor's word: not reproductions), ``miss`` and ``refused``.
+    """
+    tallies = (table.groupby("read by")["verdict"].value_counts().unstack(fill_value=0)
+               .reindex(index=["refinement", "generic", "refused"], columns=list(VERDICTS),
+                        fill_value=0))
+    tallies["sizes"] = tallies.sum(axis=1)
+    return tallies.astype(int)
+
+
 def countings_table(table: pd.DataFrame, read_by: str = "generic",
                     root: Path | None = None) -> pd.DataFrame:
     """Each stated size of the models ``read_by`` a reader, beside our three countings.
@@ -130,21 +231,18 @@ def countings_table(table: pd.DataFrame, read_by: str = "generic",
     -------
     pandas.DataFrame
         Indexed by model and quantity: ``stated (B)``, the three countings in billions, and
-        ``agrees with`` (the countings within rounding, comma-separated, or ``"none"``).
+        ``agrees with`` (the countings within rounding, comma-separated, or ``"none"``) and
+        ``convention`` (:func:`convention_basis` of the convention compared).
     """
     root = root or stored_configs_dir()
     rows = []
     for _, r in table[table["read by"] == read_by].iterrows():
         cfg, _, _ = _read(root / r["model"] / "config.json", r["model"])
-        c = counts(cfg, "exact")
-        ours = c.total if r["quantity"] == "total" else c.active
-        ways = {"no embeddings": ours, "output head": ours + cfg.vocab_size * cfg.d_model,
-                "both embeddings": ours + c.embedding}
         row = {"model": r["model"], "quantity": r["quantity"], "stated (B)": r["stated (B)"]}
-        row |= {way: value / 1e9 for way, value in ways.items()}
-        agree = [way for way, value in ways.items()
-                 if abs(value / 1e9 - r["stated (B)"]) <= r["half unit (B)"]]
+        row |= _agreeing(cfg, r["quantity"], r["stated (B)"], math.inf)
+        agree = _agreeing(cfg, r["quantity"], r["stated (B)"], r["half unit (B)"])
         row["agrees with"] = ", ".join(agree) or "none"
+        row["convention"] = r["basis"]
         rows.append(row)
     return pd.DataFrame(rows).set_index(["model", "quantity"])
 
@@ -162,9 +260,13 @@ def vendor_check_table(root: Path | None = None) -> pd.DataFrame:
         unit in the last digit the vendor prints; ``stated_<quantity>_printed`` in
         ``sources.json`` gives the printed form where it is not the number in billions, e.g.
         ``"1.04T"``), ``within rounding`` (the book's criterion of a reproduced size:
-        ``|ours - stated| <= half unit``), ``within 2 %``, ``note`` (a known discrepancy, or
+        ``|ours - stated| <= half unit``), ``verdict`` (one of :data:`VERDICTS`: within
+        rounding under a stated convention is ``reproduced``, under an inferred or assumed one
+        ``consistent (inferred)`` or ``consistent (assumed)``), ``within 2 %``, ``note`` (a
+        known discrepancy, or
         what our count leaves out, or why the reader refused the config), ``source`` (the
-        vendor's document), ``model_type``, ``read by`` (``refinement``, ``generic`` or
+        vendor's document), ``secondary`` (the document is a third party's quotation),
+        ``model_type``, ``read by`` (``refinement``, ``generic`` or
         ``refused``) and ``warnings`` (the reader's assumptions and unknown fields).
     """
     root = root or stored_configs_dir()
@@ -187,15 +289,22 @@ def vendor_check_table(root: Path | None = None) -> pd.DataFrame:
                 ours = c.total if quantity == "total" else c.active
                 value = _with(convention, cfg, ours, c.embedding) / 1e9
             diff = value / stated - 1.0
+            basis = convention_basis(convention)
+            within = bool(abs(value - stated) <= half_unit)
+            verdict = ("refused" if c is None else "miss" if not within else
+                       "reproduced" if basis == "stated" else f"consistent ({basis})")
+            source = entry.get(f"stated_{quantity}_source") or entry["stated_source"]
             note = entry.get(f"{quantity}_discrepancy") or (
                 f"not counted: {refused}" if refused else
                 f"not counted: {uncounted(cfg)}" if uncounted(cfg) else "")
             rows.append({
                 "model": entry["model"], "quantity": quantity, "ours (B)": value,
-                "stated (B)": stated, "convention": convention, "diff (%)": 100.0 * diff,
-                "half unit (B)": half_unit, "within rounding": abs(value - stated) <= half_unit,
-                "within 2 %": abs(diff) <= TOLERANCE, "note": note,
-                "source": entry["stated_source"], "model_type": model_type, "read by": reader,
+                "stated (B)": stated, "convention": convention, "basis": basis,
+                "diff (%)": 100.0 * diff, "half unit (B)": half_unit,
+                "within rounding": within, "verdict": verdict,
+                "within 2 %": abs(diff) <= TOLERANCE, "note": note, "source": source,
+                "secondary": source.startswith("Secondary:"), "model_type": model_type,
+                "read by": reader,
                 "warnings": "; ".join(warned),
             })
     return pd.DataFrame(rows)
@@ -244,9 +353,20 @@ def _half_unit_billions(printed: str | None, stated: float) -> float:
 
 
 def _counted_with(convention: str) -> str:
+    basis = convention_basis(convention)
     if convention.startswith("not stated"):
         return "embeddings (assumed)"
-    return _short(convention).removeprefix("with ")
+    what = _short(convention).removeprefix("with ")
+    return what if basis == "stated" else f"{what} ({basis})"
+
+
+def _stated_in(sources: pd.Series) -> str:
+    """The documents of a model's sizes, shortened, each third party's marked ``secondary``."""
+    shown = []
+    for source in dict.fromkeys(sources):
+        short = _short(source.removeprefix("Secondary:").strip())
+        shown.append(f"secondary: {short}" if source.startswith("Secondary:") else short)
+    return " / ".join(shown)
 
 
 def _short(text: str) -> str:
@@ -262,10 +382,11 @@ def vendor_check_summary(table: pd.DataFrame | None = None) -> pd.DataFrame:
     pandas.DataFrame
         Indexed by model: for total and active, ours, stated (billions) and the difference
         (%); what each count adds to the non-embedding one (``embeddings``, ``output head``,
-        ``without embeddings``, or ``embeddings (assumed)`` where the vendor does not say);
+        ``without embeddings``, marked ``(inferred)`` where we chose it because it matches and
+        ``(assumed)`` where the vendor does not say); each size's verdict (:data:`VERDICTS`);
         which reader read the config (``refinement``, ``generic``, ``refused``); whether both
-        agree within rounding (the criterion) and within 2 %; and the vendor's
-        document, shortened.
+        agree within rounding and within 2 %; and the vendor's document, shortened, marked
+        ``secondary:`` where a third party's page quotes it.
     """
     table = vendor_check_table() if table is None else table
     rows = []
@@ -278,9 +399,11 @@ def vendor_check_summary(table: pd.DataFrame | None = None) -> pd.DataFrame:
             row[f"{q}: diff (%)"] = r["diff (%)"]
         for _, r in group.iterrows():
             row[f"{r['quantity']} counted with"] = _counted_with(r["convention"])
+        for _, r in group.iterrows():
+            row[f"{r['quantity']} verdict"] = r["verdict"]
         row["read by"] = group["read by"].iloc[0]
         row["within rounding"] = bool(group["within rounding"].all())
         row["within 2 %"] = bool(group["within 2 %"].all())
-        row["stated in"] = _short(group["source"].iloc[0])
+        row["stated in"] = _stated_in(group["source"])
         rows.append(row)
     return pd.DataFrame(rows).set_index("model")
