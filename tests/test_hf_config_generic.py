@@ -136,6 +136,8 @@ def test_alternative_names_that_disagree_are_refused() -> None:
      ({"interleave_moe_layer_step": 2, "first_k_dense_replace": None}, 2),
      ({"moe_layers": [1, 2], "first_k_dense_replace": None}, 2),
      ({"moe_layer_freq": [0, 1, 1, 0], "first_k_dense_replace": None}, 2),
+     ({"mlp_layer_types": ["dense", "sparse", "sparse", "sparse"],
+       "first_k_dense_replace": None}, 1),
      ({"first_k_dense_replace": 0}, 0)],
 )
 def test_dense_layer_patterns(change: dict, dense: int) -> None:
@@ -164,6 +166,8 @@ def test_shared_experts_and_mla() -> None:
      ({"layer_types": ["full_attention"] * 3}, "layer_types lists 3 layers"),
      ({"hybrid_override_pattern": "MEME"}, "hybrid_override_pattern='MEME': Mamba"),
      ({"v_head_dim": 8}, "v_head_dim=8 differs from head_dim"),
+     ({"mlp_layer_types": ["dense", "moe", "moe", "moe"]},
+      "mlp_layer_types must hold one 'dense' or 'sparse' per layer"),
      ({"num_attention_heads_per_layer": [4, 8, 4, 8]},
       r"num_attention_heads_per_layer=\[4, 8, 4, 8\]: layers with their own query-head"),
      ({"index_n_heads": 32, "index_head_dim": 128}, "index_n_heads=32: a sparse-attention"),

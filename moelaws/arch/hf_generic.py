@@ -22,7 +22,8 @@ What it reads
 * dense layers: ``first_k_dense_replace`` and ``moe_layer_freq`` (DeepSeek; as a list, one
   0/1 per layer, MiMo),
   ``decoder_sparse_step`` and ``mlp_only_layers`` (Qwen), ``interleave_moe_layer_step`` and
-  ``moe_layers`` (Llama 4); a layer is MoE when every rule present says so (absent: every layer
+  ``moe_layers`` (Llama 4), ``mlp_layer_types`` (one ``"dense"`` or ``"sparse"`` per layer,
+  Laguna); a layer is MoE when every rule present says so (absent: every layer
   is MoE); their width ``intermediate_size_mlp``, else ``dense_intermediate_size``, else
   ``intermediate_size``;
 * sliding-window layers: the ``"sliding_attention"`` entries of ``layer_types``, with
@@ -65,7 +66,8 @@ SWIGLU = ("silu", "swiglu")
 """``hidden_act`` values of a SwiGLU (silu-gated) FFN."""
 
 _DENSE_PATTERN = ("first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step",
-                  "mlp_only_layers", "interleave_moe_layer_step", "moe_layers")
+                  "mlp_only_layers", "interleave_moe_layer_step", "moe_layers",
+                  "mlp_layer_types")
 
 
 class Reading:
@@ -290,6 +292,13 @@ def _dense_layers(f: Fields, r: Reading, n_layers: int) -> None:
     if mlp_only:
         dense_set = set(mlp_only)
         rules.append(lambda i: i not in dense_set)
+    mlp_kinds = f.str_list("mlp_layer_types")
+    if mlp_kinds is not None:
+        # One "dense" or "sparse" per layer (Laguna).
+        if len(mlp_kinds) != n_layers or set(mlp_kinds) - {"dense", "sparse"}:
+            raise ValueError(f"{f.name('mlp_layer_types')} must hold one 'dense' or 'sparse' "
+                             f"per layer ({n_layers})")
+        rules.append(lambda i: mlp_kinds[i] == "sparse")
     moe_layers = f.int_list("moe_layers", "layers")
     if moe_layers is not None:
         moe_set = set(moe_layers)
