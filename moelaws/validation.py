@@ -10,11 +10,11 @@ user-supplied law constants (:func:`constants`).
 :func:`finite` (integers with :func:`integer`), a mapping of law constants with
 :func:`constants`, and a numeric result that is not finite (an overflow far outside the law's
 range) raises a ``ValueError`` instead of returning NaN or infinity. Array arguments have at
-most :data:`MAX_ELEMENTS` entries and are not empty; an
-argument annotated as a string, a mapping or a DataFrame must be one (``TypeError`` naming it);
-an ``AttributeError``, ``IndexError`` or ``KeyError`` inside the function (an argument of the
-right type but the wrong content) becomes a ``ValueError`` naming the function and its
-arguments.
+most :data:`MAX_ELEMENTS` entries and are not empty; an argument annotated as a flag, a string,
+a mapping or a DataFrame must be one (``TypeError`` naming it), one annotated ``Literal[...]``
+one of its choices; an ``AttributeError``, ``IndexError`` or ``KeyError`` inside the function
+(an argument of the right type but the wrong content) becomes a ``ValueError`` naming the
+function and its arguments.
 
 Laws evaluated far outside the range their paper fitted warn with :class:`ExtrapolationWarning`
 (:func:`warn_if_far_outside`), using :data:`FITTED_RANGES`.
@@ -281,7 +281,8 @@ def _check_shape(label: str, arr: np.ndarray) -> None:
         raise ValueError(f"{label} is empty; give at least one value")
 
 
-_CONTAINERS: tuple[tuple[str, type, str], ...] = (
+_CONTAINERS: tuple[tuple[str, Any, str], ...] = (
+    ("bool", (bool, np.bool_), "True or False"),
     ("str", str, "a string"),
     ("Mapping", Mapping, "a mapping"),
     ("dict", dict, "a dict"),
@@ -291,8 +292,9 @@ _CONTAINERS: tuple[tuple[str, type, str], ...] = (
 
 def _check_container(label: str, value: Any, annotation: Any) -> None:
     """``TypeError`` naming the parameter when ``value`` is not of its annotated kind, for the
-    annotations that name one kind only (``str``, ``Mapping[...]``, ``dict[...]``,
-    ``pd.DataFrame``, each optionally ``| None``)."""
+    annotations that name one kind only (``bool``, ``str``, ``Mapping[...]``, ``dict[...]``,
+    ``pd.DataFrame``, each optionally ``| None``): a truthy string where a flag belongs would
+    otherwise silently switch the flag on."""
     import pandas as pd
 
     text = str(annotation).replace(" ", "").removesuffix("|None")

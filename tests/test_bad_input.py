@@ -224,3 +224,13 @@ def test_attribute_and_key_errors_inside_a_law_become_value_errors() -> None:
 
     with pytest.raises(ValueError, match=r"table12_config: invalid arguments .*KeyError"):
         allocation.table12_config({})
+
+
+@pytest.mark.parametrize("flag", ["False", 1, [], np.array([True])])
+def test_flags_must_be_true_or_false(flag) -> None:
+    from moelaws import arch
+
+    cfg = arch.preset("DeepSeek-V3")
+    with pytest.raises(TypeError, match="embeddings must be True or False"):
+        arch.total_params(cfg, embeddings=flag)
+    assert arch.total_params(cfg, embeddings=np.bool_(True)) > arch.total_params(cfg)
