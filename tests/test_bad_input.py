@@ -234,3 +234,12 @@ def test_flags_must_be_true_or_false(flag) -> None:
     with pytest.raises(TypeError, match="embeddings must be True or False"):
         arch.total_params(cfg, embeddings=flag)
     assert arch.total_params(cfg, embeddings=np.bool_(True)) > arch.total_params(cfg)
+
+
+@pytest.mark.parametrize("claim", [None, "Table 4", 0.5, {"paper": "leverage"}])
+def test_evaluating_something_that_is_not_a_claim_is_a_type_error(claim) -> None:
+    from moelaws import claims
+
+    with pytest.raises(TypeError, match="claim must be a Claim"):
+        claims.evaluate(claim)
+    assert claims.evaluate(claims.all_claims()[0]).ok
