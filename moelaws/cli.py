@@ -37,8 +37,11 @@ reproduces, or a computation error); 2 on bad input (unknown command or option, 
 non-positive or non-numeric budget, active above total parameters, an unknown preset, a
 missing file, malformed JSON, a configuration with unknown or invalid fields, a Hugging Face
 config the reader refuses: a field of the wrong JSON type or out of range, a layout the counts
-cannot represent, a FIFO, a device or a file above 1 MiB). Errors are one
-line on stderr, ``moelaws: error: ...``, never a traceback.
+cannot represent, a FIFO, a device or a file above 1 MiB); 70 (``EX_SOFTWARE``) on an unexpected
+error, a bug in moelaws: one line ``moelaws: error: <type>: <message> (this is a bug in moelaws;
+please report it with the command line)``; 130 when interrupted (Ctrl-C). Errors are one line on
+stderr, ``moelaws: error: ...``, never a traceback; set ``MOELAWS_DEBUG=1`` to get the traceback
+of an unexpected error instead.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 import warnings
@@ -57,6 +61,19 @@ from tabulate import tabulate
 
 from moelaws import arch, claims, papers, validation
 from moelaws.compare import counting, report
+
+EXIT_USAGE = 2
+"""Bad input: an unknown command or option, an out-of-range budget, a missing or invalid file."""
+EXIT_SOFTWARE = 70
+"""An unexpected exception, a bug in moelaws (``EX_SOFTWARE`` of BSD's ``sysexits.h``)."""
+EXIT_INTERRUPTED = 130
+"""Interrupted by Ctrl-C (128 + SIGINT, as shells report it)."""
+
+EPILOG = (
+    "exit status: 0 success; 1 a claim without its expected status (reproduce); 2 bad input; "
+    f"{EXIT_SOFTWARE} an unexpected error (a bug in moelaws; set MOELAWS_DEBUG=1 for the "
+    f"traceback); {EXIT_INTERRUPTED} interrupted."
+)
 
 _NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 
@@ -246,7 +263,7 @@ def _print_table(results: list[claims.ClaimResult], notes: bool = False) -> None
 def build_parser() -> argparse.ArgumentParser:
     from moelaws import __version__
 
-    parser = _Parser(prog="moelaws", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="moelaws", description=__doc__.splitlines()[0], epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"moelaws {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     rep = sub.add_parser("reproduce", help="evaluate the registered claims")
@@ -305,12 +322,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    parser = build_parser()
-    if not (sys.argv[1:] if argv is None else argv):
-        parser.print_help(sys.stderr)
-        return 2
-    args = parser.parse_args(argv)
     try:
+        parser = build_parser()
+        if not (sys.argv[1:] if argv is None else argv):
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        args = parser.parse_args(argv)
         return int(args.func(args))
     except BrokenPipeError:
         # The reader went away (``| head``): stop quietly, as Unix tools do.
@@ -318,4 +335,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except (ValueError, OSError) as exc:
         print(f"moelaws: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        if _debug():
+            raise
+        print("moelaws: error: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # the last resort: one line, never a traceback
+        if _debug():
+            raise
+        print(f"moelaws: error: {_one_line_error(exc)} (this is a bug in moelaws; please "
+              "report it with the command line)", file=sys.stderr)
+        return EXIT_SOFTWARE
+
+
+def _debug() -> bool:
+    """Whether ``MOELAWS_DEBUG`` asks for tracebacks (any value but empty or ``0``)."""
+    return os.environ.get("MOELAWS_DEBUG", "") not in ("", "0")
+
+
+def _one_line_error(exc: BaseException) -> str:
+    message = " ".join(str(exc).split())
+    if len(message) > 300:
+        message = message[:299] + "…"
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__

@@ -9,7 +9,12 @@ user-supplied law constants (:func:`constants`).
 ``__all__``): every argument annotated as a number or an array of numbers is checked with
 :func:`finite` (integers with :func:`integer`), a mapping of law constants with
 :func:`constants`, and a numeric result that is not finite (an overflow far outside the law's
-range) raises a ``ValueError`` instead of returning NaN or infinity.
+range) raises a ``ValueError`` instead of returning NaN or infinity. Array arguments have at
+most :data:`MAX_ELEMENTS` entries and are not empty; an argument annotated as a flag, a string,
+a mapping or a DataFrame must be one (``TypeError`` naming it), one annotated ``Literal[...]``
+one of its choices; an ``AttributeError``, ``IndexError`` or ``KeyError`` inside the function
+(an argument of the right type but the wrong content) becomes a ``ValueError`` naming the
+function and its arguments.
 
 Laws evaluated far outside the range their paper fitted warn with :class:`ExtrapolationWarning`
 (:func:`warn_if_far_outside`), using :data:`FITTED_RANGES`.
@@ -34,6 +39,7 @@ import numpy as np
 __all__ = [
     "FAR_OUTSIDE_DECADES",
     "FITTED_RANGES",
+    "MAX_ELEMENTS",
     "MAX_POINTS",
     "ExtrapolationWarning",
     "constants",
@@ -51,6 +57,11 @@ __all__ = [
 MAX_POINTS = 100_000
 """Largest grid or sample size a function builds from a user-supplied count (``n_points``,
 ``n_resamples`` …): larger ones would run for minutes without changing any result."""
+
+MAX_ELEMENTS = 1_000_000
+"""Largest array a public function accepts as one argument (:func:`finite` refuses more): the
+laws are vectorised for grids of a few thousand points, and a larger array is a mistake that
+would only use memory and time."""
 
 FAR_OUTSIDE_DECADES = 6
 """How far beyond a paper's fitted range (in decades) a law warns: a factor of a million."""
@@ -79,13 +90,17 @@ def _describe(x: Any) -> str:
 
 def finite(name: str, x: Any) -> np.ndarray:
     """``x`` as a float array; ``ValueError`` unless it is a number or an array of numbers, all
-    finite (strings, bools, ``None`` and objects are refused, not converted)."""
+    finite, of at most :data:`MAX_ELEMENTS` entries (strings, bools, ``None`` and objects are
+    refused, not converted)."""
     if x is None or isinstance(x, (str, bytes, bool, np.bool_)):
         raise ValueError(f"{name} must be numeric, not {_describe(x)}")
     try:
         raw = np.asarray(x)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be numeric, not {_describe(x)}") from exc
+    if raw.size > MAX_ELEMENTS:
+        raise ValueError(f"{name} has {raw.size:,} elements; at most {MAX_ELEMENTS:,} are "
+                         "accepted")
     if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "O" and _all_real(raw)):
         if not (raw.size == 0 and raw.dtype.kind in "fO"):
             raise ValueError(f"{name} must be numeric, not {_describe(x)}")
@@ -259,6 +274,55 @@ def _check_result(name: str, value: Any, *, in_record: bool = False,
                 _check_result(name, v, allow_nan=allow_nan)
 
 
+def _check_shape(label: str, arr: np.ndarray) -> None:
+    # Any number of dimensions broadcasts (the package itself evaluates laws on 4-D grids), but
+    # an empty argument gives an empty result that hides the mistake.
+    if arr.size == 0:
+        raise ValueError(f"{label} is empty; give at least one value")
+
+
+_CONTAINERS: tuple[tuple[str, Any, str], ...] = (
+    ("bool", (bool, np.bool_), "True or False"),
+    ("str", str, "a string"),
+    ("Mapping", Mapping, "a mapping"),
+    ("dict", dict, "a dict"),
+    ("pd.DataFrame", object, "a pandas DataFrame"),
+)
+
+
+def _check_container(label: str, value: Any, annotation: Any) -> None:
+    """``TypeError`` naming the parameter when ``value`` is not of its annotated kind, for the
+    annotations that name one kind only (``bool``, ``str``, ``Mapping[...]``, ``dict[...]``,
+    ``pd.DataFrame``, each optionally ``| None``): a truthy string where a flag belongs would
+    otherwise silently switch the flag on."""
+    import pandas as pd
+
+    text = str(annotation).replace(" ", "").removesuffix("|None")
+    for prefix, cls, words in _CONTAINERS:
+        exact = text == prefix or text.startswith(prefix + "[")
+        if not exact or "|" in text:
+            continue
+        if prefix == "pd.DataFrame":
+            cls = pd.DataFrame
+        if not isinstance(value, cls):
+            raise TypeError(f"{label} must be {words}, not {_describe(value)}")
+        return
+
+
+def _literal_parameters(fn: Callable[..., Any]) -> dict[str, tuple[str, ...]]:
+    """Parameters annotated ``Literal["a", "b", ...]`` (strings only): name → the choices."""
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception:  # an annotation that cannot be resolved here: leave it unchecked
+        return {}
+    found = {}
+    for name, hint in hints.items():
+        if typing.get_origin(hint) is typing.Literal and all(
+                isinstance(a, str) for a in typing.get_args(hint)):
+            found[name] = typing.get_args(hint)
+    return found
+
+
 def _record_parameters(fn: Callable[..., Any]) -> dict[str, type]:
     """Parameters annotated with one dataclass (optionally ``| None``): name → that class.
 
@@ -291,6 +355,7 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
     kinds = {p.name: _kind(p.annotation) for p in sig.parameters.values()}
     var_kw = [p.name for p in sig.parameters.values() if p.kind is p.VAR_KEYWORD]
     records = _record_parameters(fn)
+    choices = _literal_parameters(fn)
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -313,7 +378,13 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
             if pname in records and not isinstance(value, records[pname]):
                 raise TypeError(f"{label} must be a {records[pname].__name__}, "
                                 f"not {_describe(value)}")
+            if pname in choices:
+                if not isinstance(value, str) or value not in choices[pname]:
+                    raise ValueError(f"{label} must be one of {list(choices[pname])}, not "
+                                     f"{_describe(value)}")
+                continue
             if kind is None:
+                _check_container(label, value, sig.parameters[pname].annotation)
                 continue
             if pname in SIZE_PARAMETERS:
                 count(label, value)
@@ -323,6 +394,7 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
                 integer(label, value)
             elif kind == "number":
                 arr = finite(label, value)
+                _check_shape(label, arr)
                 hint = str(sig.parameters[pname].annotation).replace(" ", "")
                 if hint in ("float", "float|None") and arr.ndim != 0:
                     raise ValueError(f"{label} must be a single number")
@@ -344,6 +416,12 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
         except (OverflowError, ZeroDivisionError) as exc:
             raise ValueError(f"{fn.__name__}: inputs outside the law's numerical range "
                              f"({type(exc).__name__}: {exc})") from exc
+        except (AttributeError, IndexError, KeyError) as exc:
+            # An argument of the right type but the wrong shape or content (a record without a
+            # field, a table without a column) reached code that assumed it.
+            given = ", ".join(f"{k}={_describe(v)}" for k, v in bound.arguments.items())
+            raise ValueError(f"{fn.__name__}: invalid arguments ({given}): "
+                             f"{type(exc).__name__}: {exc}") from exc
         _check_result(fn.__name__, result, allow_nan=allow_nan)
         return result
 

@@ -183,3 +183,63 @@ def test_every_paper_warns_far_outside_its_fitted_range_at_the_callers_line(call
             pass  # a design may also be infeasible there; the warning came first
     assert {Path(w.filename).name for w in caught if w.category is ExtrapolationWarning} == {
         Path(__file__).name}
+
+
+# --- issue 25: what the hostile sweep (test_hostile_sweep.py) found ----------------------------
+
+
+def test_arrays_longer_than_the_cap_are_refused() -> None:
+    from moelaws import leverage
+
+    with pytest.raises(ValueError, match="G has 2,000,000 elements; at most 1,000,000"):
+        leverage.efficiency_leverage(0.1, np.full(2_000_000, 8.0), 1e21)
+    with pytest.raises(ValueError, match="at most 1,000,000"):
+        validation.finite("x", np.ones(validation.MAX_ELEMENTS + 1))
+    assert validation.finite("x", np.ones(10)).size == 10
+
+
+@pytest.mark.parametrize("value", [[], np.array([]), np.ones((0, 3))])
+def test_empty_arrays_are_refused(value) -> None:
+    from moelaws import leverage
+
+    with pytest.raises(ValueError, match="G is empty"):
+        leverage.efficiency_leverage(0.1, value, 1e21)
+    grid = leverage.efficiency_leverage(0.1, np.full((2, 3, 2), 8.0), 1e21)  # grids broadcast
+    assert grid.shape == (2, 3, 2)
+
+
+def test_a_non_string_where_a_string_belongs_is_refused() -> None:
+    from moelaws import leverage
+
+    with pytest.raises(ValueError, match=r"family must be one of \['moe', 'dense'\], not 3"):
+        leverage.compute_optimal_budget(1e21, family=3)
+    from moelaws import arch
+
+    with pytest.raises(TypeError, match="name must be a string, not 0"):
+        arch.preset(0)
+
+
+def test_attribute_and_key_errors_inside_a_law_become_value_errors() -> None:
+    from moelaws import allocation
+
+    with pytest.raises(ValueError, match=r"table12_config: invalid arguments .*KeyError"):
+        allocation.table12_config({})
+
+
+@pytest.mark.parametrize("flag", ["False", 1, [], np.array([True])])
+def test_flags_must_be_true_or_false(flag) -> None:
+    from moelaws import arch
+
+    cfg = arch.preset("DeepSeek-V3")
+    with pytest.raises(TypeError, match="embeddings must be True or False"):
+        arch.total_params(cfg, embeddings=flag)
+    assert arch.total_params(cfg, embeddings=np.bool_(True)) > arch.total_params(cfg)
+
+
+@pytest.mark.parametrize("claim", [None, "Table 4", 0.5, {"paper": "leverage"}])
+def test_evaluating_something_that_is_not_a_claim_is_a_type_error(claim) -> None:
+    from moelaws import claims
+
+    with pytest.raises(TypeError, match="claim must be a Claim"):
+        claims.evaluate(claim)
+    assert claims.evaluate(claims.all_claims()[0]).ok

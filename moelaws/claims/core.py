@@ -306,7 +306,15 @@ def evaluate(claim: Claim) -> ClaimResult:
     range on purpose (e.g. the allocation law under the per-token reading of its compute,
     which its note explains), so the package's
     :class:`~moelaws.validation.ExtrapolationWarning` is not raised here.
+
+    Raises
+    ------
+    TypeError
+        If ``claim`` is not a :class:`Claim` (an error of the claim's own computation is a
+        result with status ``"error"``, not an exception).
     """
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be a Claim, not {type(claim).__name__}")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ExtrapolationWarning)

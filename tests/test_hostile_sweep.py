@@ -1,0 +1,563 @@
+"""Every public function of the package, one parameter at a time replaced by each of a set of
+hostile values while the others keep a valid base call (issue 25).
+
+Allowed outcomes: a ``ValueError`` or ``TypeError`` whose message names the parameter (or the
+problem); a result flagged with :class:`~moelaws.validation.ExtrapolationWarning`; or a result
+the allow-lists below document as valid, with their reasons. Anything else fails: another
+exception, a call over :data:`TIME_LIMIT` seconds, or a returned number, array or mapping value
+that is NaN or infinite where the function does not document NaN.
+
+The functions are discovered (each subpackage's ``__all__``, each module's public functions), so
+a new public function is swept as soon as it exists; the few that cannot be (they write files,
+train, or change process-wide state) are listed in :data:`EXCLUDED` with the reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import math
+import signal
+import time
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from moelaws import arch
+from moelaws.validation import ExtrapolationWarning, documents_nan
+
+TIME_LIMIT = 10.0
+"""Seconds one call may take."""
+
+KNOWN_HOLES_FILE = Path(__file__).with_name("hostile_sweep_known_holes.txt")
+"""The holes the sweep found that are not fixed yet, one ``function parameter kind outcome`` a
+line (see :func:`test_no_new_holes`)."""
+
+OWNED_ELSEWHERE = {
+    "arch.from_hf_config": "r1-hfreader (moelaws/arch/hf_config.py: config-file reading)",
+    "fit.": "r3-fit (moelaws/fit.py: fit refusals, bootstrap/recovery caps)",
+}
+"""Functions whose holes are being fixed on another branch: expected to fail here until merged."""
+
+PACKAGES = ("leverage", "holistic", "comprehensive", "constrained", "allocation", "arch",
+            "claims", "torchmoe")
+"""Subpackages whose ``__all__`` is their public surface."""
+
+MODULES = ("fit", "rounding", "sliders", "charts", "validation", "vega_expr", "papers",
+           "paper_data", "data_tables", "chapter_tables", "interactive_tables", "glue",
+           "threads", "notebook_export", "compare.calculator", "compare.card",
+           "compare.compute_optimal", "compare.counting", "compare.granularity", "compare.mla",
+           "compare.recommend", "compare.regimes", "compare.report", "compare.tokens",
+           "compare.verdicts")
+"""Modules whose ``__all__`` (else every function defined there without a leading underscore)
+is their public surface."""
+
+EXCLUDED: dict[str, str] = {
+    "glue.glue": "records a value into the executing notebook (MyST-NB): a side effect, no result",
+    "threads.limit": "sets the process's BLAS/OpenMP/torch thread count: process-wide state",
+    "charts.enable": "registers Altair's renderer: process-wide state",
+    "validation.guard_public": "rewrites the namespace it is given (a decorator helper)",
+    "validation.public": "a decorator: returns a wrapper for any callable, checked when called",
+    "validation.warn_if_far_outside": "internal helper; its inputs are validated laws' inputs",
+    "notebook_export.*": "writes notebooks and files (the downloads); tested in test_downloads",
+    "compare.calculator.calculator_grid": "evaluates every law over the calculator's grid "
+                                          "(seconds); tested in test_compare",
+    "compare.calculator.calculator_chart": "needs calculator_grid's frame; tested in "
+                                           "test_compare",
+}
+
+HOSTILE: dict[str, Any] = {
+    "nan": math.nan, "inf": math.inf, "-inf": -math.inf, "0": 0, "-0.0": -0.0, "-1": -1,
+    "1e308": 1e308, "5e-324": 5e-324, "10**400": 10**400, "True": True, "False": False,
+    "None": None, "'1e9'": "1e9", "''": "", "b'1'": b"1", "[]": [], "[[1]]": [[1]],
+    "{}": {}, "{'bogus': 1.0}": {"bogus": 1.0}, "object()": object(), "1+2j": 1 + 2j,
+    "array([])": np.array([]), "array([nan])": np.array([np.nan]),
+    "full(2_000_000)": np.full(2_000_000, 1.0), "array(['a'])": np.array(["a"]),
+    "3-D array": np.ones((2, 2, 2)), "Series with NaN": pd.Series([1.0, np.nan]),
+    "wrong dataclass": None,  # filled below
+}
+
+
+@dataclasses.dataclass
+class _WrongRecord:  # a record of the wrong type where a config or a HeadSettings belongs
+    N: float = 1.0
+    G: float = 8.0
+
+
+HOSTILE["wrong dataclass"] = _WrongRecord()
+
+
+def _curve_points(scale: float = 1.0) -> np.ndarray:
+    C = np.geomspace(1e17, 1e20, 6)
+    return np.column_stack([C, 80.0 * (scale * C) ** -0.12 + 1.9])
+
+
+def _spec() -> dict[str, Any]:
+    return {"mark": "point", "params": [{"name": "G", "value": 8, "bind": {
+        "input": "range", "min": 1, "max": 16, "step": 1}}]}
+
+
+def _draws() -> dict[str, np.ndarray]:
+    return {k: np.array([v, v * 1.001]) for k, v in
+            dict(alpha_coef=6.7e-5, alpha_exp=-1.23, beta_coef=0.24, beta_exp=0.21).items()}
+
+
+def _fit_frame() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    N = np.geomspace(1e7, 1e9, 12)
+    D = 20 * N * rng.uniform(0.5, 2.0, N.size)
+    return pd.DataFrame({"N": N, "D": D, "loss": 1.7 + 400 / N**0.34 + 410 / D**0.28})
+
+
+def _base_args() -> dict[str, Any]:
+    """Example arguments by name (shared by the laws, as in ``test_properties.VALID``)."""
+    from test_properties import VALID
+
+    return {**VALID, "caption": "c", "source": "s", "text": "Table 1", "name": "DeepSeek-V3",
+            "paper": "leverage", "paper_id": "leverage", "role": "claims", "folder":
+            "comprehensive", "compute": 1e22, "total_params": 1e11, "x": 2.0, "y": 3.0,
+            "low": 1.0, "high": 2.0, "tol": 0.05, "spec": _spec(), "scale": "0.5B",
+            "convention": "leverage", "reason": "no budget", "printed": "0.12",
+            "delta": 1e-3, "draws": _draws(), "points": _curve_points(),
+            "dense_points": _curve_points(), "moe_points": _curve_points(3.0),
+            "value": 8.0, "lo": 1.0, "hi": 16.0, "step": 1.0, "min": 1.0, "max": 16.0,
+            "label": "G", "residuals": np.array([0.1, -0.2]), "expr": "2 * G",
+            "defaults": {"a": 1.0}, "params": {"a": 2.0}, "quantity": "C"}
+
+
+def _per_function() -> dict[str, dict[str, Any]]:
+    """Base calls a name alone does not give (the function's own example arguments)."""
+    import torch
+
+    from moelaws import (
+        allocation,
+        chapter_tables,
+        claims,
+        data_tables,
+        fit,
+        interactive_tables,
+        papers,
+        sliders,
+        torchmoe,
+    )
+    from moelaws import comprehensive as cl
+    from moelaws.claims.tables import reproduced_table
+    from moelaws.compare import counting, recommend
+
+    hf_dir = Path(data_tables.__file__).parent / "data" / "hf_configs"
+    budget = {"compute": 1e22, "total_params": None, "active_params": None}
+    reproduced = reproduced_table("leverage", None)
+    logits = torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
+    probs, indices, _ = torchmoe.route(logits, 2)
+
+    law = fit.chinchilla_law()
+    true = {"a": math.log(400.0), "b": math.log(410.0), "e": math.log(1.7), "alpha": 0.34,
+            "beta": 0.28}
+    starts = {k: [v] for k, v in true.items()}  # one start: the sweep tests inputs, not fits
+    frame = _fit_frame()
+    t12 = allocation.leverage_table12()
+    return {
+        "leverage.fit_loss_curve": {"points": _curve_points()},
+        "holistic.median_d": {"M": 1e9, "N_a": 1e8, "N": 2.2e9, "n_q": 16, "n_kv": 4,
+                              "d_qkv": 128},
+        "holistic.table4_heads": {"scale": "1e20"},
+        "constrained.implied_granularity": {"N_total": 234e9, "N_active": 21.7e9, "n_exp": 128,
+                                            "n_topk": 7},
+        "constrained.landscape": {"n_experts": [64, 128]},
+        "allocation.config_for_ratio": {"base": arch.MoEConfig(
+            n_layers=2, d_model=64, n_heads=4, head_dim=32, n_experts=16, top_k=2, n_shared=0,
+            d_expert=64, vocab_size=100, context_length=64), "r": 2.0},
+        "allocation.eq4_ratio": {"C": 1e20, "alpha_A": 2.0, "alpha_E": 3.0, "gamma_A": 0.5,
+                                 "gamma_E": 0.3, "mu_A": 0.6, "mu_E": 0.7},
+        "arch.from_hf_config": {"config": str(hf_dir / "Mixtral-8x7B-v0.1")},
+        "leverage.leverage_from_loss_curves": {"C": np.geomspace(1e17, 1e19, 3)},
+        "comprehensive.read_table": {"name": "table3"},
+        "comprehensive.read_constants": {"table": "table6"},
+        "comprehensive.fit_compute_optimal_power_law": {"C_min": 1e18, "C_max": 1e20},
+        "allocation.table12_config": {"row": t12.iloc[6]},
+        "allocation.ratio_from_fraction": {"f": 0.5},
+        "claims.evaluate": {"claim": claims.all_claims()[0]},
+        "claims.printed_tolerance": {"printed": "0.12"},
+        "compare.compute_optimal.split": {
+            "quantity": "N", "paper_a": "leverage", "value_a_own": 2.0, "value_a_common": 1.5,
+            "paper_b": "holistic", "value_b_own": 1.0, "value_b_common": 1.2},
+        "compare.granularity.translate": {"value": 8.0, "source": "leverage",
+                                          "target": "comprehensive", "w": 3.0},
+        "compare.recommend.not_applicable": {"paper": "leverage", "reason": "no budget",
+                                            "convention": "leverage"},
+        "compare.report.counts_text": {"report": counting.counts_report(
+            arch.preset("DeepSeek-V3"))},
+        "compare.report.design_text": {"budget": budget, "recs": recommend.recommend(**budget)},
+        "compare.counting.load_config": {"spec": "DeepSeek-V3"},
+        "compare.recommend.recommend": {"compute": 1e22},
+        "compare.tokens.training_tokens": {"name": "deepseek-v3"},
+        "rounding.status_of_interval": {"low": 0.11, "high": 0.13, "paper": 0.12,
+                                        "tol": 0.005},
+        "compare.verdicts.position": {"x": 1.5, "low": 1.0, "high": 2.0},
+        "data_tables.data_table": {"name": "holistic-appendix"},
+        "data_tables.data_csv_name": {"name": "holistic-appendix"},
+        "data_tables.data_csv": {"name": "holistic-appendix"},
+        "data_tables.m_outside_target": {"df": data_tables.data_table("holistic-appendix")},
+        "chapter_tables.eq2_off_by_a_digit": {"df": chapter_tables.holistic_eq2_table2()},
+        "chapter_tables.inconsistent": {"df": pd.DataFrame({"consistent": [True, False]})},
+        "interactive_tables.interactive_table": {"df": pd.DataFrame({"a": [1.0]}),
+                                                 "caption": "c", "source": "s"},
+        "interactive_tables.claims_view": {"df": reproduced},
+        "interactive_tables.outside_tolerance": {"df": reproduced},
+        "interactive_tables.claims_summary": {
+            "target": interactive_tables.chapter_claims_table("leverage")},
+        "interactive_tables.data_interactive_table": {"name": "holistic-appendix"},
+        "fit.fit_power_law": {"x": np.array([1.0, 2.0, 4.0]), "y": np.array([1.0, 0.5, 0.25])},
+        "fit.huber_log_normaliser": {"delta": 1e-3},
+        "fit.fit_law": {"law": law, "X": frame, "starts": starts, "progress": False},
+        "fit.bootstrap": {"statistic": lambda idx: {"mean": float(np.mean(idx))},
+                          "n_obs": 10, "n_resamples": 50, "progress": False},
+        "fit.parameter_recovery": {"law": law, "true_params": true, "starts": starts,
+                                   "X": frame[["N", "D"]].to_numpy(), "noise_sd": 0.005,
+                                   "n_repeats": 2},
+        "papers.get": {"paper_id": "leverage"},
+        "papers.registered": {"paper": papers.get("leverage")},
+        "paper_data.data_file": {"folder": "comprehensive", "name": "table3.csv"},
+        "paper_data.read_csv": {"folder": "comprehensive", "name": "table3.csv"},
+        "validation.finite": {"name": "x", "x": 2.0},
+        "validation.positive": {"name": "x", "x": 2.0},
+        "validation.non_negative": {"name": "x", "x": 2.0},
+        "validation.integer": {"name": "x", "x": 2},
+        "validation.count": {"name": "x", "x": 2},
+        "validation.constants": {"defaults": {"a": 1.0}, "params": {"a": 2.0}},
+        "validation.documents_nan": {"fn": cl.loss},
+        "vega_expr.evaluate": {"expr": "2 * G", "variables": {"G": 8.0}},
+        "vega_expr.literal": {"x": 2.0},
+        "sliders.int_slider": {"value": 8, "min": 1, "max": 16},
+        "sliders.log_slider": {"value": 1e21, "base": 10.0, "min": 18.0, "max": 24.0},
+        "sliders.range_param": {"name": "G", "value": 8.0, "min": 1.0, "max": 16.0, "step": 1.0},
+        "sliders.check_widget": {"widget": sliders.float_slider(8.0, 1.0, 16.0, 1.0)},
+        "torchmoe.route": {"logits": logits, "top_k": 2},
+        "torchmoe.z_loss": {"logits": logits},
+        "torchmoe.balance_loss": {"probs": probs, "indices": indices, "n_experts": 4},
+    }
+
+
+# --- discovery -------------------------------------------------------------------------------
+
+
+def _is_excluded(qualname: str) -> bool:
+    module = qualname.rsplit(".", 1)[0]
+    return qualname in EXCLUDED or f"{module}.*" in EXCLUDED
+
+
+def public_functions() -> list[tuple[str, Any]]:
+    """Every public function: (``module.name``, function), exclusions left out."""
+    found = []
+    for modname in (*PACKAGES, *MODULES):
+        module = importlib.import_module(f"moelaws.{modname}")
+        names = getattr(module, "__all__", None) or [
+            n for n, v in vars(module).items()
+            if not n.startswith("_") and inspect.isfunction(v) and v.__module__ == module.__name__]
+        for name in names:
+            obj = getattr(module, name)
+            qualname = f"{modname}.{name}"
+            if inspect.isfunction(obj) and not _is_excluded(qualname):
+                found.append((qualname, obj))
+    return found
+
+
+def base_call(qualname: str, fn: Any, per_function: Mapping[str, Mapping[str, Any]],
+              by_name: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments of a valid call: the function's own example arguments, else an example
+    by parameter name for each required parameter (the others keep their defaults)."""
+    own = dict(per_function.get(qualname, {}))
+    kwargs = {}
+    parameters = inspect.signature(fn).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        named = {p.name for p in parameters}
+        kwargs.update({k: v for k, v in own.items() if k not in named})
+    for p in parameters:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.name in own:
+            kwargs[p.name] = own[p.name]
+        elif p.default is p.empty:
+            if p.name not in by_name:
+                raise LookupError(f"{qualname}: no example for required parameter {p.name}")
+            kwargs[p.name] = by_name[p.name]
+    return kwargs
+
+
+# --- one call --------------------------------------------------------------------------------
+
+
+class CallTimeout(BaseException):  # not an Exception: no `except Exception` in a law eats it
+    """Raised into a call that runs past :data:`TIME_LIMIT`."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise CallTimeout
+
+
+def timed_call(fn: Any, kwargs: Mapping[str, Any]) -> tuple[str, Any, list[Any], float]:
+    """(``"ok"`` | ``"raised"`` | ``"timeout"``, result or exception, warnings, seconds)."""
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT)
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                return "ok", fn(**kwargs), caught, time.perf_counter() - start
+            except CallTimeout:
+                return "timeout", None, caught, time.perf_counter() - start
+            except BaseException as exc:  # classified by the caller (SystemExit included)
+                return "raised", exc, caught, time.perf_counter() - start
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def non_finite(value: Any, nan_ok: bool, depth: int = 0) -> str | None:
+    """Where ``value`` holds an infinity, or a NaN unless ``nan_ok``; None if nowhere."""
+    if depth > 3 or value is None or isinstance(value, (str, bytes, bool, np.bool_)):
+        return None
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        return None  # tables show NaN for "not applicable" cells; checked by their own tests
+    if isinstance(value, Mapping):
+        for key, v in value.items():
+            where = non_finite(v, nan_ok, depth + 1)
+            if where is not None:
+                return f"[{key!r}]{where}"
+        return None
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            where = non_finite(getattr(value, f.name), nan_ok, depth + 1)
+            if where is not None:
+                return f".{f.name}{where}"
+        return None
+    if isinstance(value, (tuple, list)):
+        for i, v in enumerate(value[:50]):
+            where = non_finite(v, nan_ok, depth + 1)
+            if where is not None:
+                return f"[{i}]{where}"
+        return None
+    if isinstance(value, (float, int, np.number, np.ndarray)):
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "fc":
+            return None
+        bad = np.isinf(arr) if nan_ok else ~np.isfinite(arr)
+        return "" if np.any(bad) else None
+    return None
+
+
+# --- what counts as a pass -------------------------------------------------------------------
+
+NUMBER_KINDS = frozenset({"0", "-0.0", "-1", "1e308", "5e-324"})
+"""Hostile kinds that are ordinary finite numbers: in some parameters' domains (a law constant
+of either sign, an offset), outside others'."""
+
+
+def type_allows(parameter: inspect.Parameter, kind: str) -> bool:
+    """Whether the signature itself documents ``kind`` as a valid value of ``parameter``."""
+    hint = str(parameter.annotation).replace(" ", "")
+    default = parameter.default
+    if kind in ("True", "False"):
+        return hint in ("bool", "bool|None") or isinstance(default, bool)
+    if kind == "None":
+        return default is None or "None" in hint
+    return False
+
+
+def message_names(exc: BaseException, parameter: str, extra: tuple[str, ...] = ()) -> bool:
+    """Whether an error message names ``parameter`` (as a word) or one of ``extra``."""
+    import re
+
+    text = str(exc)
+    words = (parameter, parameter.replace("_", " "), *extra)
+    return any(re.search(rf"(?<![\\w]){re.escape(w)}(?![\\w])", text) for w in words if w)
+
+
+KINDS_PER_PARAMETER: dict[str, int] = {  # the slow functions: each parameter gets this many
+    # kinds, rotated so that every kind is still used on some parameter (measured seconds)
+    "allocation.loss_terms": 16,  # 0.003 s a call, 6 parameters
+    "allocation.minimise_eq3": 9,  # 0.004 s a call, 7 parameters
+    "claims.all_claims": 10,  # 0.030 s a call, 1 parameters
+    "claims.check": 4,  # 0.062 s a call, 1 parameters
+    "claims.results": 3,  # 0.077 s a call, 1 parameters
+    "claims.summary": 4,  # 0.067 s a call, 1 parameters
+    "claims.table": 3,  # 0.090 s a call, 1 parameters
+    "compare.verdicts.verdicts": 1,  # 0.079 s a call, 2 parameters
+    "comprehensive.fit_compute_optimal_power_law": 6,  # 0.005 s a call, 8 parameters
+    "fit.bootstrap": 10,  # 0.004 s a call, 7 parameters
+    "fit.fit_law": 1,  # 0.024 s a call, 13 parameters
+    "fit.parameter_recovery": 1,  # 0.069 s a call, 9 parameters
+    "holistic.design_report": 6,  # 0.006 s a call, 7 parameters
+    "interactive_tables.chapter_claims_table": 8,  # 0.036 s a call, 1 parameters
+    "interactive_tables.claims_summary": 1,  # 0.713 s a call, 1 parameters
+    "interactive_tables.claims_table": 1,  # 0.558 s a call, 6 parameters
+    "interactive_tables.data_interactive_table": 2,  # 0.053 s a call, 2 parameters
+    "interactive_tables.interactive_table": 1,  # 0.028 s a call, 13 parameters
+    "leverage.fit_loss_curve": 4,  # 0.036 s a call, 2 parameters
+    "leverage.leverage_from_loss_curves": 1,  # 0.140 s a call, 4 parameters
+    "sliders.range_param": 1,  # 0.029 s a call, 7 parameters
+}
+
+
+NON_FINITE_ALLOWED: dict[str, tuple[str, str]] = {
+    "holistic.ratio_bounds": ("['M/N_a'][1]", "the open interval (6, ∞) of Sec. 5.1: infinity "
+                                             "is the documented upper end"),
+    "claims.check": ("ours_low", "ClaimResult.ours_low/ours_high are documented NaN for a "
+                                 "claim without a range"),
+    "claims.evaluate": ("ours_low", "as claims.check"),
+    "claims.results": ("ours_low", "as claims.check"),
+}
+"""Non-finite values a function documents, by the path :func:`non_finite` reports (its first
+part suffices), with the documentation that makes them valid."""
+
+
+INTERNAL_MESSAGES = (
+    "object is not subscriptable", "zero-size array", "has no attribute", "SeedSequence",
+    "The function value at", "could not convert", "unsupported operand", "not supported between",
+    "object is not iterable", "invalid literal", "ufunc", "only integers, slices",
+    "object of type", "unhashable type", "missing", "positional argument", "truth value of",
+    "cannot be interpreted", "too many indices", "must be real number", "Cannot convert",
+    "object cannot be", "operands could not be broadcast", "index", "is not callable",
+)
+"""Fragments of Python's, NumPy's and pandas' own messages: an error that leaks one of these
+says nothing the caller can act on (which parameter, what is wrong with it)."""
+
+
+def kinds_for(qualname: str, index: int) -> list[str]:
+    """The hostile kinds the ``index``-th parameter of ``qualname`` gets."""
+    import zlib
+
+    names = list(HOSTILE)
+    n = KINDS_PER_PARAMETER.get(qualname, len(names))
+    offset = zlib.crc32(qualname.encode()) + index * n
+    return [names[(offset + j) % len(names)] for j in range(n)] if n < len(names) else names
+
+
+def outcome(qualname: str, fn: Any, parameter: inspect.Parameter | None, kind: str,
+            kwargs: Mapping[str, Any]) -> tuple[str | None, float]:
+    """A call's hole (a short description), or None when the outcome is allowed; seconds.
+    ``parameter`` None: the base call, which must return a finite result."""
+    status, value, caught, seconds = timed_call(fn, kwargs)
+    name = parameter.name if parameter is not None else ""
+    if status == "timeout":
+        return f"took over {TIME_LIMIT:g} s", seconds
+    if status == "raised":
+        if not isinstance(value, (ValueError, TypeError)):
+            return f"raised {type(value).__name__}", seconds
+        text = str(value)
+        if not text.strip() or (any(m in text for m in INTERNAL_MESSAGES)
+                                and not message_names(value, name)):
+            return f"unclear {type(value).__name__}", seconds
+        return None, seconds
+    where = non_finite(value, documents_nan(fn))
+    allowed = NON_FINITE_ALLOWED.get(qualname, ("\0", ""))[0]
+    if where is not None and allowed not in where:
+        return f"non-finite result{where}", seconds
+    if any(issubclass(w.category, ExtrapolationWarning) for w in caught):
+        return None, seconds
+    if parameter is None or kind in NUMBER_KINDS or type_allows(parameter, kind):
+        return None, seconds
+    if kind in ("[[1]]", "3-D array") and getattr(fn, "__wrapped_public__", False):
+        # a grid: the guarded laws broadcast over arrays of any shape (np.meshgrid grids)
+        return None, seconds
+    return "returned a result", seconds
+
+
+def sweep() -> tuple[dict[str, str], int, list[str]]:
+    """Run the sweep: ({"function parameter kind": hole}, number of calls, base-call failures)."""
+    per_function, by_name = _per_function(), _base_args()
+    holes: dict[str, str] = {}
+    calls, broken = 0, []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for qualname, fn in public_functions():
+            base = base_call(qualname, fn, per_function, by_name)
+            hole, _ = outcome(qualname, fn, None, "", base)
+            calls += 1
+            if hole is not None:
+                broken.append(f"{qualname}: the base call {hole}")
+                continue
+            signature = inspect.signature(fn).parameters
+            names = [p for p in signature.values()
+                     if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+            names += [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY) for k in base
+                      if k not in signature]
+            for index, parameter in enumerate(names):
+                for kind in kinds_for(qualname, index):
+                    hole, _ = outcome(qualname, fn, parameter, kind,
+                                      {**base, parameter.name: HOSTILE[kind]})
+                    calls += 1
+                    if hole is not None:
+                        holes[f"{qualname} {parameter.name} {kind}"] = hole
+    return holes, calls, broken
+
+
+@pytest.fixture(scope="module")
+def swept() -> tuple[dict[str, str], int, list[str]]:
+    return sweep()
+
+
+def _known() -> dict[str, str]:
+    known = {}
+    for line in KNOWN_HOLES_FILE.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            key, _, hole = line.partition(" -> ")
+            known[key] = hole
+    return known
+
+
+def _owner(key: str) -> str | None:
+    return next((who for prefix, who in OWNED_ELSEWHERE.items() if key.startswith(prefix)),
+                None)
+
+
+def test_every_public_function_is_swept(swept) -> None:
+    _, calls, broken = swept
+    functions = public_functions()
+    assert len(functions) >= 240, len(functions)
+    assert not broken, broken
+    assert len(HOSTILE) >= 26
+    assert calls >= 5000, calls
+
+
+def test_no_new_holes(swept) -> None:
+    """Every hole is either fixed or already listed in ``hostile_sweep_known_holes.txt``."""
+    holes, calls, _ = swept
+    known = _known()
+    new = {k: v for k, v in holes.items() if k not in known and _owner(k) is None}
+    assert not new, f"{len(new)} new holes in {calls} calls:\n" + "\n".join(
+        f"{k} -> {v}" for k, v in sorted(new.items())[:60])
+
+
+@pytest.mark.xfail(reason="holes being fixed on branches r1-hfreader (arch.from_hf_config, "
+                          "hf_config.py) and r3-fit (fit.py); remove this mark after merging "
+                          "them", strict=False)
+def test_no_holes_in_functions_owned_elsewhere(swept) -> None:
+    holes, _, _ = swept
+    theirs = {k: v for k, v in holes.items() if _owner(k) is not None}
+    assert not theirs, "\n".join(f"{k} -> {v} [{_owner(k)}]" for k, v in sorted(theirs.items()))
+
+
+@pytest.mark.xfail(reason="the known holes of hostile_sweep_known_holes.txt are not all fixed "
+                          "yet (issue 25)", strict=False)
+def test_no_known_holes_left(swept) -> None:
+    holes, _, _ = swept
+    left = sorted(k for k in _known() if k in holes)
+    assert not left, f"{len(left)} known holes left"
+
+
+if __name__ == "__main__":  # python tests/test_hostile_sweep.py: rewrite the known-holes file
+    found, n_calls, failed = sweep()
+    mine = {k: v for k, v in found.items() if _owner(k) is None}
+    KNOWN_HOLES_FILE.write_text(
+        "# Holes the hostile sweep (tests/test_hostile_sweep.py) found, not fixed yet:\n"
+        "# function parameter kind -> outcome. Regenerate: python tests/test_hostile_sweep.py\n"
+        + "".join(f"{k} -> {v}\n" for k, v in sorted(mine.items())), encoding="utf-8")
+    print(f"{n_calls} calls, {len(found)} holes ({len(mine)} ours), base failures: {failed}")
