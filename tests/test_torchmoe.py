@@ -25,7 +25,6 @@ from moelaws.torchmoe import (  # noqa: E402  # noqa: E402
     sweep,
     z_loss,
 )
-from moelaws.torchmoe import model as model_mod  # noqa: E402
 from moelaws.torchmoe.train import (  # noqa: E402
     TrainSettings,
     coefficient_of_variation,
@@ -205,46 +204,6 @@ def test_dispatch_implementations_agree(name):
         assert grads.keys() == ref_grads.keys()
         for n, g in grads.items():
             assert torch.allclose(g, ref_grads[n], atol=1e-6, rtol=1e-4), (dispatch, n)
-
-
-@pytest.mark.parametrize("bias", [False, True])
-@pytest.mark.parametrize(("n", "k"), [(40, 2), (5, 3), (64, 1)])
-def test_fused_dispatch_matches_the_loop_reference(n, k, bias):
-    """The hand-written backward: outputs and every gradient against autograd through the
-    per-expert loop, on random float64 input where some experts get no token (n = 5)."""
-    gen = torch.Generator().manual_seed(n * k)
-    e, d, f = 8, 16, 12
-
-    def rand(*shape):
-        return torch.randn(*shape, generator=gen, dtype=torch.float64, requires_grad=True)
-
-    x, logits = rand(n, d), rand(n, e)
-    w_in, w_out = rand(e, d, 2 * f), rand(e, f, d)
-    b_in, b_out = (rand(e, 2 * f), rand(e, d)) if bias else (None, None)
-    leaves = [t for t in (x, logits, w_in, w_out, b_in, b_out) if t is not None]
-    grad_y = torch.randn(n, d, generator=gen, dtype=torch.float64)
-    results = []
-    for fn in (model_mod.dispatch_loop, model_mod.dispatch_fused):
-        _, indices, weights = route(logits, k)
-        y = fn(x, indices, weights, w_in, w_out, b_in, b_out)
-        results.append((y, torch.autograd.grad(y, leaves, grad_y)))
-    (y_ref, g_ref), (y, grads) = results
-    torch.testing.assert_close(y, y_ref, rtol=1e-12, atol=1e-12)
-    for g, r in zip(grads, g_ref, strict=True):
-        torch.testing.assert_close(g, r, rtol=1e-12, atol=1e-12)
-
-
-def test_fused_dispatch_passes_gradcheck():
-    gen = torch.Generator().manual_seed(1)
-    indices = torch.randn(6, 4, generator=gen).topk(2, dim=-1).indices
-    shapes = [(6, 3), (6, 2), (4, 3, 4), (4, 2, 3), (4, 4), (4, 3)]
-    args = [torch.randn(*s, generator=gen, dtype=torch.float64, requires_grad=True)
-            for s in shapes]
-
-    def fused(x, weights, w_in, w_out, b_in, b_out):
-        return model_mod.dispatch_fused(x, indices, weights, w_in, w_out, b_in, b_out)
-
-    assert torch.autograd.gradcheck(fused, args)
 
 
 def test_grouped_dispatch_available_when_torch_has_grouped_mm():

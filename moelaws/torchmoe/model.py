@@ -41,12 +41,6 @@ All implementations compute the same function; they differ in how tokens reach e
 ``grouped``
     Like ``sorted`` but the per-expert matmuls are one ``torch.nn.functional.grouped_mm``
     call (only where torch provides it).
-``fused``
-    Like ``sorted`` with a hand-written backward that works one expert at a time on small
-    blocks (no concatenation, no all-rows gather and un-sort, no freshly faulted-in buffers
-    of tens of megabytes). The fastest here on a CPU at a training-sized batch: the E = 32,
-    top-2 layer's forward and backward at 16,384 tokens took 7 % less CPU time than with
-    ``sorted`` (fastest of 12 alternated runs each, one thread). No double backward.
 """
 
 from __future__ import annotations
@@ -349,93 +343,11 @@ def dispatch_padded(x, indices, weights, w_in, w_out, b_in=None, b_out=None) -> 
     return _unsort(out[expert_of, slot], order, weights)
 
 
-class _FusedExperts(torch.autograd.Function):
-    """Sorted dispatch with a hand-written backward, one expert at a time.
-
-    Each expert gathers its tokens, runs both matmuls and the SwiGLU on them and adds its
-    weighted output back while that slice is still in cache; the backward does the same in
-    reverse. Every intermediate is one expert's slice (about ``N * k / E`` rows): on a CPU a
-    tensor of tens of megabytes is fresh memory from the kernel at every step, and its page
-    faults cost as much as a matmul, whereas small blocks are reused by the allocator. Autograd
-    over :func:`dispatch_sorted` gathers, un-sorts and weights all ``N * k`` rows at once, and
-    its backward concatenates the per-expert gradients (zero-filled where an expert is idle).
-    """
-
-    @staticmethod
-    def forward(ctx, x, indices, weights, w_in, w_out, b_in, b_out):
-        n_experts, k, width = w_in.shape[0], indices.shape[1], w_out.shape[1]
-        order, counts = _sort_by_expert(indices, n_experts)
-        token = order // k
-        gate_w = weights.reshape(-1).index_select(0, order)
-        y = torch.zeros_like(x)
-        saved = []
-        for e, lo, hi in _expert_bounds(counts):
-            rows = token[lo:hi]
-            xe = x.index_select(0, rows)
-            he = xe @ w_in[e]
-            if b_in is not None:
-                he += b_in[e]
-            act = F.silu(he[:, :width]) * he[:, width:]
-            oe = act @ w_out[e]
-            if b_out is not None:
-                oe += b_out[e]
-            y.index_add_(0, rows, oe * gate_w[lo:hi, None])
-            saved.append((e, lo, hi, xe, he, oe))
-        ctx.save_for_backward(order, token, gate_w, w_in, w_out)
-        ctx.saved, ctx.k, ctx.n_tokens = saved, k, x.shape[0]
-        ctx.has_bias = b_in is not None, b_out is not None
-        return y
-
-    @staticmethod
-    @torch.autograd.function.once_differentiable
-    def backward(ctx, grad_y):
-        order, token, gate_w, w_in, w_out = ctx.saved_tensors
-        width = w_out.shape[1]
-        grad_x = grad_y.new_zeros(ctx.n_tokens, w_in.shape[1])
-        grad_w_in, grad_w_out = torch.zeros_like(w_in), torch.zeros_like(w_out)
-        has_b_in, has_b_out = ctx.has_bias
-        grad_b_in = w_in.new_zeros(w_in.shape[0], w_in.shape[2]) if has_b_in else None
-        grad_b_out = w_out.new_zeros(w_out.shape[0], w_out.shape[2]) if has_b_out else None
-        grad_gate_w = torch.empty_like(gate_w)
-        for e, lo, hi, xe, he, oe in ctx.saved:
-            rows = token[lo:hi]
-            g_out = grad_y.index_select(0, rows)
-            grad_gate_w[lo:hi] = (g_out * oe).sum(dim=-1)
-            g_out *= gate_w[lo:hi, None]
-            if has_b_out:
-                grad_b_out[e] = g_out.sum(0)
-            gate, up = he[:, :width], he[:, width:]
-            silu = F.silu(gate)
-            torch.mm((silu * up).T, g_out, out=grad_w_out[e])
-            g_act = g_out @ w_out[e].T
-            g_h = torch.cat([torch.ops.aten.silu_backward(g_act * up, gate), g_act * silu], 1)
-            if has_b_in:
-                grad_b_in[e] = g_h.sum(0)
-            torch.mm(xe.T, g_h, out=grad_w_in[e])
-            grad_x.index_add_(0, rows, g_h @ w_in[e].T)
-        grad_weights = torch.empty_like(grad_gate_w)
-        grad_weights[order] = grad_gate_w
-        return (grad_x, None, grad_weights.view(-1, ctx.k), grad_w_in, grad_w_out,
-                grad_b_in, grad_b_out)
-
-
-def _expert_bounds(counts: torch.Tensor) -> list[tuple[int, int, int]]:
-    """``(expert, first row, end row)`` of every expert with tokens in the sorted order."""
-    sizes, ends = counts.tolist(), torch.cumsum(counts, 0).tolist()
-    return [(e, end - n, end) for e, (n, end) in enumerate(zip(sizes, ends, strict=True)) if n]
-
-
-def dispatch_fused(x, indices, weights, w_in, w_out, b_in=None, b_out=None) -> torch.Tensor:
-    """:func:`dispatch_sorted`'s function with a hand-written backward (:class:`_FusedExperts`)."""
-    return _FusedExperts.apply(x, indices, weights, w_in, w_out, b_in, b_out)
-
-
 _DISPATCH_FNS: dict[str, Callable[..., torch.Tensor]] = {
     "loop": dispatch_loop,
     "padded": dispatch_padded,
     "sorted": dispatch_sorted,
     "grouped": dispatch_grouped,
-    "fused": dispatch_fused,
 }
 DISPATCHES: tuple[str, ...] = tuple(_DISPATCH_FNS)
 """Every dispatch implementation (``grouped`` needs ``torch.nn.functional.grouped_mm``)."""
