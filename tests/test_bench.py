@@ -20,6 +20,8 @@ def test_headline_reports_median_and_min_of_interleaved_rounds() -> None:
     assert head["min"] == min(head["ratios"]) <= head["median"]
     assert head["dispatch"] == bench.HEADLINE_DISPATCH
     assert head["dense_tokens_per_s"] > 0 and head["moe_tokens_per_s"] > 0
+    assert len(head["wall_ratios"]) == 3 and head["clock"] == "process CPU time"
+    assert head["wall_min"] == min(head["wall_ratios"]) <= head["wall_median"]
     with pytest.raises(ValueError, match="multiple"):
         bench.headline(tokens_per_step=100, **TINY)
     with pytest.raises(ValueError, match="at least 1"):
@@ -57,6 +59,16 @@ def test_default_run_is_the_headline_alone(capsys) -> None:
     assert "results" not in report["cpu"]
     assert len(report["cpu"]["headline"]["ratios"]) == 3
     assert "headline cpu" in err  # the progress bar is on stderr, the JSON alone on stdout
+    assert report["cpu"]["headline"]["dispatch"] == bench.HEADLINE_DISPATCH
+
+
+def test_headline_dispatch_can_be_chosen(capsys) -> None:
+    args = ["--json", "--d-model", "32", "--no-gpu", "--headline-rounds", "1",
+            "--headline-tokens-per-step", "128", "--threads", "1", "--headline-dispatch", "loop"]
+    assert bench.main(args) == 0
+    assert json.loads(capsys.readouterr().out)["cpu"]["headline"]["dispatch"] == "loop"
+    with pytest.raises(SystemExit):
+        bench.main(["--headline-dispatch", "magic"])
 
 
 def test_sweep_prints_its_expected_duration_first(capsys) -> None:

@@ -31,15 +31,18 @@ compare numbers *within* one run, as ratios.
 
 The headline, ``moe_over_dense_e32``, is E = 32, top-2 against the dense model measured the same
 way but at a training-sized batch, :data:`HEADLINE_TOKENS_PER_STEP` tokens per step, with the
-sorted dispatch (where the experts' matmuls are large enough to amortise the optimizer step over
-all 32 experts' weights); ``moe_over_dense_e32_min`` is its minimum over the rounds (at least
-3). 1.0 is ideal. (``torch.compile`` of the model measured slower, and is not used.) If a CUDA
-GPU is present the same measurements are repeated on it.
+:data:`HEADLINE_DISPATCH` dispatch (``--headline-dispatch`` changes it; at this batch the
+experts' matmuls are large enough to amortise the optimizer step over all 32 experts'
+weights); ``moe_over_dense_e32_min`` is its minimum over the rounds (at least 3). 1.0 is ideal.
+(``torch.compile`` of the model measured slower, and is not used.) If a CUDA GPU is present the
+same measurements are repeated on it.
 
 Clock: on a CPU, tokens per second are tokens per second of the process's CPU time
 (:func:`time.process_time`), with one thread: the wall clock also counts the time other
 processes hold the cores, which made identical wall-clock pairs differ by a factor of two on a
-shared machine. On a GPU the wall clock is used (after synchronising).
+shared machine. The headline also reports the same steps' wall-clock ratios, which agree with
+the CPU-time ones only on a quiet machine. On a GPU the wall clock is used (after
+synchronising).
 
 Threads: :func:`moelaws.threads.limit` sets one thread per process unless ``OMP_NUM_THREADS``
 says otherwise (``--threads`` too); the report records the count and the load average before
@@ -131,17 +134,22 @@ class _Runner:
     def tokens_per_second(self, dispatch: str | None, steps: int, warmup: int) -> float:
         """Training tokens per second of :func:`_clock` (CPU time on a CPU, wall clock on a
         GPU)."""
+        return self.timed(dispatch, steps, warmup)[0]
+
+    def timed(self, dispatch: str | None, steps: int, warmup: int) -> tuple[float, float]:
+        """Training tokens per second of :func:`_clock` and of the wall clock, same steps."""
         if dispatch is not None:
             self.model.dispatch = dispatch
         for _ in range(warmup):
             self.step()
         self._sync()
         clock = _clock(self.device)
-        start = clock()
+        start, wall_start = clock(), time.perf_counter()
         for _ in range(steps):
             self.step()
         self._sync()
-        return steps * self.tokens_per_step / (clock() - start)
+        tokens = steps * self.tokens_per_step
+        return tokens / (clock() - start), tokens / (time.perf_counter() - wall_start)
 
 
 def _clock(device: str):
@@ -270,8 +278,10 @@ def headline(
     -------
     dict
         ``ratios`` (one per round, dense measured right before the MoE model), ``median``,
-        ``min``, ``dense_tokens_per_s`` and ``moe_tokens_per_s`` (medians),
-        ``tokens_per_step``, ``dispatch``, ``rounds``.
+        ``min``, ``dense_tokens_per_s`` and ``moe_tokens_per_s`` (medians), all in
+        :func:`_clock`'s time; ``wall_ratios``, ``wall_median`` and ``wall_min``, the same
+        steps timed by the wall clock (on a shared CPU they also count other processes' turns
+        on the cores); ``clock``, ``tokens_per_step``, ``dispatch``, ``rounds``.
     """
     if rounds < 1 or steps < 1:
         raise ValueError("rounds and steps must be at least 1")
@@ -289,17 +299,22 @@ def headline(
     with tqdm(total=2 * rounds, desc=f"headline {device}", disable=not progress,
               file=sys.stderr) as bar:
         for _ in range(rounds):
-            dense_tps.append(dense.tokens_per_second(None, steps, warmup))
+            dense_tps.append(dense.timed(None, steps, warmup))
             bar.update(1)
-            moe_tps.append(moe.tokens_per_second(dispatch, steps, warmup))
+            moe_tps.append(moe.timed(dispatch, steps, warmup))
             bar.update(1)
-    ratios = [m / d for m, d in zip(moe_tps, dense_tps, strict=True)]
+    ratios = [m[0] / d[0] for m, d in zip(moe_tps, dense_tps, strict=True)]
+    wall = [m[1] / d[1] for m, d in zip(moe_tps, dense_tps, strict=True)]
     return {
         "ratios": ratios,
         "median": statistics.median(ratios),
         "min": min(ratios),
-        "dense_tokens_per_s": statistics.median(dense_tps),
-        "moe_tokens_per_s": statistics.median(moe_tps),
+        "wall_ratios": wall,
+        "wall_median": statistics.median(wall),
+        "wall_min": min(wall),
+        "clock": "wall" if device.startswith("cuda") else "process CPU time",
+        "dense_tokens_per_s": statistics.median(t[0] for t in dense_tps),
+        "moe_tokens_per_s": statistics.median(t[0] for t in moe_tps),
         "tokens_per_step": tokens_per_step,
         "dispatch": dispatch,
         "rounds": rounds,
@@ -366,7 +381,9 @@ def _table(report: dict) -> str:
             f"moe_over_dense_e32 (headline: {head['dispatch']}, E=32, top-2, "
             f"{head['tokens_per_step']} tokens/step): median {head['median']:.2f}, "
             f"min {head['min']:.2f} over {head['rounds']} interleaved rounds "
-            f"({', '.join(f'{r:.2f}' for r in head['ratios'])})"
+            f"({', '.join(f'{r:.2f}' for r in head['ratios'])}) in {head['clock']}; wall clock: "
+            f"median {head['wall_median']:.2f}, min {head['wall_min']:.2f} "
+            f"({', '.join(f'{r:.2f}' for r in head['wall_ratios'])})"
         )
     return "\n".join(lines)
 
@@ -399,6 +416,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--headline-tokens-per-step", type=int,
                         default=HEADLINE_TOKENS_PER_STEP,
                         help="training tokens per step of the headline ratio")
+    parser.add_argument("--headline-dispatch", default=HEADLINE_DISPATCH,
+                        choices=available_dispatches(),
+                        help="dispatch of the headline's MoE model")
     args = parser.parse_args(argv)
     n_threads = threads.limit() if args.threads is None else args.threads
     torch.set_num_threads(n_threads)
@@ -420,7 +440,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         report["cpu"] = {"device": "cpu", "device_name": _device_name("cpu")}
     head_kwargs = dict(rounds=args.headline_rounds, d_model=args.d_model,
-                       tokens_per_step=args.headline_tokens_per_step, progress=True)
+                       tokens_per_step=args.headline_tokens_per_step,
+                       dispatch=args.headline_dispatch, progress=True)
     if args.headline_rounds > 0:
         report["cpu"]["headline"] = headline("cpu", **head_kwargs)
     # other processes competing for the cores make every number lower and noisier
