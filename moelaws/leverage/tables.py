@@ -173,12 +173,6 @@ def metrics(frame: pd.DataFrame | None = None) -> pd.DataFrame:
     return out
 
 
-def group_spread(frame: pd.DataFrame, column: str) -> pd.Series:
-    """Within each (table, group): (max − min)/mean of ``column``, a test of "held fixed"."""
-    g = frame.groupby(["table", "group"])[column]
-    return (g.max() - g.min()) / g.mean()
-
-
 @lru_cache(maxsize=1)
 def _benchmarks() -> pd.DataFrame:
     return _read("table7_benchmarks.csv", dtype={"dense_6_1b": str, "moe_mini": str})
