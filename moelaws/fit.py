@@ -304,8 +304,9 @@ class FitResult:
         parameter is at or within :data:`~moelaws.fit_checks.BOUND_RTOL` of a bound (the
         optimum is interior); and the Jacobian of ``log ŷ`` with respect to the parameters has
         a condition number of at most :data:`~moelaws.fit_checks.MAX_CONDITION` (about
-        6.7e7, so that the Gauss-Newton Hessian ``JᵀJ`` is not numerically singular: every
-        parameter is determined by the data).
+        6.7e7, so that the Gauss-Newton Hessian ``JᵀJ`` is not numerically singular). That
+        last check is numerical, not a test of identifiability: a parameter the data barely
+        determine can pass it (see :mod:`moelaws.fit_checks`).
     grad_norm
         That largest gradient component.
     reason
@@ -504,9 +505,10 @@ def fit_law(
         from its start, the projected gradient is below ``grad_tol``, no parameter is at a
         bound, and the Jacobian of ``log ŷ`` at the optimum has a condition number of at most
         :data:`~moelaws.fit_checks.MAX_CONDITION` (``1/√ε ≈ 6.7e7``; a larger one makes the
-        Gauss-Newton Hessian ``JᵀJ`` numerically singular, so some parameter is not determined
-        by the data). It does not say the parameters are precise: a well-conditioned
-        optimum can still have wide bootstrap intervals (:func:`bootstrap`).
+        Gauss-Newton Hessian ``JᵀJ`` numerically singular). It does not say the data determine
+        every parameter: the condition number ignores the noise and depends on the
+        parametrisation, and a well-conditioned optimum can still have standard errors or
+        bootstrap intervals (:func:`bootstrap`) many times a parameter's value.
 
     Raises
     ------

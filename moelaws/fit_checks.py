@@ -14,12 +14,18 @@ Refusals (each a ``ValueError`` that names the reason), applied before anything 
 
 Convergence (:func:`diagnose`): a fit is ``converged`` only when the optimiser reports success,
 the returned point moved from its start, the largest projected gradient component is small, no
-parameter is at (or within :data:`BOUND_RTOL` of) a bound, and the parameters are locally
-identified: the condition number of the Jacobian ``J`` of the predicted ``log y`` with respect
-to the parameters at the optimum is at most :data:`MAX_CONDITION`. ``JᵀJ`` is the Gauss-Newton
-approximation of the objective's Hessian, so a larger condition number means that Hessian is
-numerically singular: some combination of parameters barely changes the predictions and the
-data do not determine it.
+parameter is at (or within :data:`BOUND_RTOL` of) a bound, and the condition number of the
+Jacobian ``J`` of the predicted ``log y`` with respect to the parameters at the optimum is at
+most :data:`MAX_CONDITION`. ``JᵀJ`` is the Gauss-Newton approximation of the objective's
+Hessian, so a larger condition number means that Hessian is numerically singular.
+
+The conditioning check is numerical, not a test of identifiability. It ignores the noise and
+depends on how the parameters are written (a constant fitted as its log has a Jacobian column
+proportional to the constant, so the condition number grows as that constant drifts towards
+0). A parameter the data barely determine can pass it: in the comprehensive chapter's refit of
+Eq. 11, ``log k`` has a standard error of several hundred at a well-conditioned point. Whether
+the data determine a parameter is judged from its standard error ``σ·√diag((JᵀJ)⁻¹)`` at the
+fit's noise level ``σ``, or from bootstrap intervals.
 """
 
 from __future__ import annotations
@@ -268,6 +274,6 @@ class FitDiagnostics:
             out.append(f"parameters at a bound: {', '.join(self.at_bound)}")
         if not self.condition <= self.max_condition:
             out.append(f"ill-conditioned: the Jacobian of log y-hat has condition number "
-                       f"{self.condition:.3g} > {self.max_condition:.3g}, so the data do not "
-                       "determine every parameter")
+                       f"{self.condition:.3g} > {self.max_condition:.3g}, so JᵀJ (the "
+                       "Gauss-Newton Hessian) is numerically singular")
         return out

@@ -485,6 +485,21 @@ def test_identifiability():
         refit.identifiability(X, 0.0)
 
 
+def test_identifiability_keeps_the_weakest_direction_of_an_ill_conditioned_jacobian():
+    """At k = 2e-8 (where the chapter's live refit ends) J's condition number is ~2e12, so
+    JᵀJ's is ~5e24: a pseudo-inverse of JᵀJ drops the k direction and reports log k as
+    determined to 1e-7. The SVD of J keeps it: log k's SE is then ~1e7 and more."""
+    X = refit.design()
+    at_truth = refit.identifiability(X, 0.0025)
+    tiny_k = refit.identifiability(X, 0.0025, params={"k": 2e-8})
+    # log k's Jacobian column is proportional to k, so its SE grows like 1/k.
+    assert tiny_k.loc["k", "se"] == pytest.approx(
+        at_truth.loc["k", "se"] * cl.constants()["k"] / 2e-8, rel=0.05)
+    assert tiny_k.loc["k", "se"] > 1e7
+    # The other constants barely notice k's value.
+    assert tiny_k.loc["e", "se"] == pytest.approx(at_truth.loc["e", "se"], rel=0.05)
+
+
 @pytest.mark.slow
 def test_recovery_small_run():
     res = refit.recovery(0.0025, n_resamples=2, starts=refit.start_grid(n=1, seed=0))

@@ -236,8 +236,11 @@ def derived(constants: Mapping[str, float], N_ref: float = 1e12) -> dict[str, fl
 
 OPTIONS: dict[str, float] = {"gtol": 1e-12, "ftol": 1e-15, "maxiter": 20_000, "maxcor": 30}
 """L-BFGS-B options. SciPy's defaults (``gtol = 1e-5``, ``ftol ≈ 2.2e-9``) stop this fit long
-before the optimum, because the Huber objective is only ~1e-4 at the optimum: from the same
-starts, noise-free data were fitted to an objective of ~4e-4 and G_opt ≈ 2 instead of 6.78."""
+before the optimum, because the Huber objective is small there (4.1e-4 at σ = 0.0025, seed 0):
+on noise-free data, whose minimum is 0, the best polished start of :func:`start_grid` stopped
+at an objective of 3.5e-4 with G_opt = 6.57 instead of 6.78, and the best of the chapter's four
+live starts at 6.7e-4 with G_opt = 1.16 (chapter "A comprehensive joint law", which recomputes
+these)."""
 
 
 def fit_constants(
@@ -283,23 +286,30 @@ def fit_constants(
 
 def identifiability(X: Array, noise_sd: float, params: Mapping[str, float] | None = None
                     ) -> pd.DataFrame:
-    """Asymptotic standard errors of the fitted parameters at the truth for a least-squares
-    fit on log losses with noise ``noise_sd``: ``σ·√diag((JᵀJ)⁻¹)`` with J the Jacobian of
-    log L. Relative errors of the constants follow for the logged ones (SE of a log is a
-    relative error).
+    """Asymptotic standard errors of the fitted parameters at Table 2's constants (or at
+    ``params``, e.g. a fit's optimum) for a least-squares fit on log losses with noise
+    ``noise_sd``: ``σ·√diag((JᵀJ)⁻¹)`` with J the Jacobian of log L. Relative errors of the
+    constants follow for the logged ones (SE of a log is a relative error).
+
+    ``(JᵀJ)⁻¹`` is taken from the singular value decomposition ``J = U·diag(s)·Vᵀ`` as
+    ``V·diag(s⁻²)·Vᵀ``, without forming ``JᵀJ``: its condition number is that of J squared
+    (about 1e15 at Table 2's constants, 6e24 at a fit that ends at k ≈ 2e-8), and a
+    pseudo-inverse of it would drop the weakest direction and report ``log k`` as determined.
 
     Returns
     -------
     pandas.DataFrame
-        One row per constant: ``true``, ``se`` (of the fitted parameter) and ``rel_se``.
+        One row per constant: ``true`` (the constant at which J is evaluated), ``se`` (of the
+        fitted parameter; infinite for a direction J does not see at all) and ``rel_se``.
     """
     if not noise_sd > 0:
         raise ValueError("noise_sd must be positive")
     truth = table2() if params is None else {**table2(), **params}
     vec = to_vector(truth)
     _, jac = _log_value_and_jacobian(vec, _features(np.atleast_2d(X)))
-    cov = np.linalg.pinv(jac.T @ jac) * noise_sd**2
-    se = np.sqrt(np.diag(cov))
+    _, s, vt = np.linalg.svd(jac, full_matrices=False)
+    with np.errstate(divide="ignore"):
+        se = noise_sd * np.sqrt(((vt / s[:, None]) ** 2).sum(axis=0))
     rel = [s if c in _LOGGED else s / abs(truth[c]) for c, s in zip(CONSTANT_NAMES, se,
                                                                       strict=True)]
     return pd.DataFrame({"true": [truth[c] for c in CONSTANT_NAMES], "se": se, "rel_se": rel},
