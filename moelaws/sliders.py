@@ -19,17 +19,13 @@ from typing import Any
 import altair as alt
 import numpy as np
 
+from moelaws.charts import check_vega_spec
 from moelaws.validation import finite, public
 
 __all__ = ["check_on_grid", "check_spec", "check_widget", "float_slider", "grid_through",
            "int_slider", "log_slider", "on_grid", "range_param", "spec_ranges"]
 
 _REL_TOL = 1e-9
-
-_SPEC_KEYS = frozenset({"$schema", "mark", "layer", "hconcat", "vconcat", "concat", "facet",
-                        "repeat", "spec", "params", "encoding", "data"})
-"""Top-level keys of which a Vega-Lite specification has at least one."""
-
 
 def _check_base(base: float | None) -> None:
     if base is not None and (base <= 0 or base == 1):
@@ -158,15 +154,6 @@ def range_param(name: str, value: float, min: float, max: float, step: float,
                      bind=alt.binding_range(min=lo, max=hi, step=step, name=label))
 
 
-def _check_vega_spec(spec: Any) -> None:
-    if not isinstance(spec, dict):
-        raise TypeError(f"spec must be a Vega-Lite specification (a dict, e.g. "
-                        f"chart.to_dict()), not {type(spec).__name__}")
-    if not _SPEC_KEYS & set(spec):
-        raise ValueError(f"spec is not a Vega-Lite specification: it has none of the keys "
-                         f"{sorted(_SPEC_KEYS)} (got {sorted(map(str, spec))[:5]})")
-
-
 def spec_ranges(spec: dict[str, Any]) -> list[tuple[str, float, dict[str, Any]]]:
     """Every range-bound parameter of a Vega-Lite specification: (name, value, binding).
 
@@ -175,7 +162,7 @@ def spec_ranges(spec: dict[str, Any]) -> list[tuple[str, float, dict[str, Any]]]
     TypeError
         If ``spec`` is not a dict; ``ValueError`` if it has no Vega-Lite top-level key.
     """
-    _check_vega_spec(spec)
+    check_vega_spec(spec)
     return list(_spec_ranges(spec))
 
 
@@ -195,7 +182,7 @@ def _spec_ranges(spec: Any) -> Iterator[tuple[str, float, dict[str, Any]]]:
 
 def check_spec(spec: dict[str, Any]) -> int:
     """Check every range-bound parameter of a Vega-Lite spec; return how many were checked."""
-    _check_vega_spec(spec)
+    check_vega_spec(spec)
     seen = 0
     for name, value, bind in _spec_ranges(spec):
         check_on_grid(value, bind["min"], bind["max"], bind.get("step", 1), name=name)

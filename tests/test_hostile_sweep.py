@@ -430,6 +430,13 @@ VALID_RESULTS: dict[str, str] = {
        for f in ("finite", "positive", "non_negative", "integer")
        for kind in ("3-D array", "[[1]]", "[]", "array([])")},
     "validation.constants params {}": "documented: an empty override keeps the paper's defaults",
+    "interactive_tables.table_id text '1e9'": "documented: an id from any text with a letter "
+                                              "or a digit ('moelaws-table-1e9')",
+    "vega_expr.evaluate expr '1e9'": "a number literal is a valid Vega expression",
+    "vega_expr.evaluate datum {}": "a datum may carry fields the expression does not use "
+                                   "(every row has all the chart's fields)",
+    "vega_expr.evaluate datum {'bogus': 1.0}": "as vega_expr.evaluate datum {}",
+    "claims.printed_tolerance printed '1e9'": "documented: a printed number such as '1.5e22'",
     "paper_data.data_file name '1e9'": "documented: the resource need not exist (callers test "
                                       "is_file(); read_csv refuses a missing file)",
 }
