@@ -197,10 +197,15 @@ def interactive_table(
         raise TypeError(f"highlight must be a function of the frame, not {highlight!r:.40}")
     _functions("display", display)
     _functions("sort_by", sort_by)
-    if isinstance(more_csv, str) or not all(
+    if not isinstance(more_csv, list | tuple) or not all(
             isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
             for pair in more_csv):
-        raise TypeError("more_csv must be (label, file name) pairs of strings")
+        raise TypeError("more_csv must be a list or tuple of (label, file name) pairs of "
+                        f"strings, not {more_csv!r:.40}")
+    for label, value in (("caption", caption), ("source", source), ("csv", csv),
+                         ("name", name)):
+        if value is not None and not value.strip():
+            raise ValueError(f"{label} must not be empty")
     display = dict(display or {})
     sort_by = dict(sort_by or {})
     marks = pd.DataFrame(False, index=df.index, columns=df.columns)
@@ -331,6 +336,8 @@ def claims_table(
     """
     columns = _strings("columns", columns)
     filters = _strings("filters", filters)
+    if caption is not None and not caption.strip():
+        raise ValueError("caption must not be empty (None gives the default caption)")
     _page_length(page_length)
     df = claim_tables.reproduced_table(paper, table)
     unknown = [c for c in columns if c not in df.columns and c != "printed"]

@@ -148,7 +148,15 @@ def int_slider(value: int, min: int, max: int, step: int = 1, **kwargs: Any) -> 
 
 def range_param(name: str, value: float, min: float, max: float, step: float,
                 label: str, *, anchor: bool = False) -> alt.Parameter:
-    """An Altair parameter bound to a range input whose start ``value`` is on its grid."""
+    """An Altair parameter bound to a range input whose start ``value`` is on its grid.
+
+    ``name`` is the parameter's name in Vega expressions (an identifier, else ``ValueError``);
+    ``label`` the text beside the input (not empty)."""
+    if not name.isidentifier():
+        raise ValueError(f"name must be an identifier (it is a variable of Vega expressions), "
+                         f"not {name!r}")
+    if not label.strip():
+        raise ValueError("label (the text beside the slider) must not be empty")
     lo, hi = _grid(value, min, max, step, None, anchor, name)
     return alt.param(name=name, value=value,
                      bind=alt.binding_range(min=lo, max=hi, step=step, name=label))

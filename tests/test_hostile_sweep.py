@@ -437,6 +437,17 @@ VALID_RESULTS: dict[str, str] = {
                                    "(every row has all the chart's fields)",
     "vega_expr.evaluate datum {'bogus': 1.0}": "as vega_expr.evaluate datum {}",
     "claims.printed_tolerance printed '1e9'": "documented: a printed number such as '1.5e22'",
+    **{f"interactive_tables.interactive_table {p} {kind}": "an empty list of columns or "
+       "downloads, or an empty map of formatters, is the parameter's default meaning: none"
+       for p, kind in (("filters", "[]"), ("collapse", "[]"), ("more_csv", "[]"),
+                       ("display", "{}"), ("sort_by", "{}"))},
+    "interactive_tables.claims_table filters []": "as interactive_table filters []",
+    **{f"interactive_tables.interactive_table {p} '1e9'": "free text (a caption, a source, a "
+       "legend, an id seed, a file name): digits are valid text"
+       for p in ("caption", "source", "legend", "name", "csv")},
+    "interactive_tables.claims_table caption '1e9'": "free text: digits are valid text",
+    "interactive_tables.interactive_table legend ''": "documented: the default, no legend",
+    "sliders.range_param label '1e9'": "free text beside the slider: digits are valid text",
     "paper_data.data_file name '1e9'": "documented: the resource need not exist (callers test "
                                       "is_file(); read_csv refuses a missing file)",
 }
