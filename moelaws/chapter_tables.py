@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from moelaws.validation import guard_public
+
 
 def holistic_eq2_table2() -> pd.DataFrame:
     """Holistic Table 2 beside Eq. 2 at its six budgets, differences in last-digit units.
@@ -211,3 +213,10 @@ def constrained_table4() -> pd.DataFrame:
     t4 = tables.table4_totals()
     return t4[["l", "d", "N_total_128_8", "ours"]].assign(
         **{"d/l": t4["d"] / t4["l"], "ours": t4["ours"].astype(int)}).reset_index(drop=True)
+
+
+# Every public function checks its arguments' kinds (a frame, a name) and turns a frame without
+# the expected columns (KeyError) into a ValueError naming the argument.
+guard_public(globals(), [n for n, v in list(globals().items())
+                         if not n.startswith("_") and callable(v) and not isinstance(v, type)
+                         and getattr(v, "__module__", None) == __name__])

@@ -52,14 +52,33 @@ _TEMPLATE = """<div id="{div_id}" class="moelaws-vega"></div>
 </script>"""
 
 
+SPEC_KEYS = frozenset({"$schema", "mark", "layer", "hconcat", "vconcat", "concat", "facet",
+                       "repeat", "spec", "params", "encoding", "data"})
+"""Top-level keys of which a Vega-Lite specification has at least one."""
+
+
+def check_vega_spec(spec: Any) -> None:
+    """``TypeError`` unless ``spec`` is a dict (``chart.to_dict()``), ``ValueError`` unless it
+    has at least one of the Vega-Lite top-level keys :data:`SPEC_KEYS`."""
+    if not isinstance(spec, dict):
+        raise TypeError(f"spec must be a Vega-Lite specification (a dict, e.g. "
+                        f"chart.to_dict()), not {type(spec).__name__}")
+    if not SPEC_KEYS & set(spec):
+        raise ValueError(f"spec is not a Vega-Lite specification: it has none of the keys "
+                         f"{sorted(SPEC_KEYS)} (got {sorted(map(str, spec))[:5]})")
+
+
 def chart_id(spec: dict[str, Any]) -> str:
-    """A deterministic element id for a chart: a hash of its specification."""
+    """A deterministic element id for a chart: a hash of its specification (checked with
+    :func:`check_vega_spec`)."""
+    check_vega_spec(spec)
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
     return f"vega-{digest[:12]}"
 
 
 def to_html(spec: dict[str, Any]) -> str:
-    """The HTML fragment that embeds ``spec`` with the page's own vegaEmbed."""
+    """The HTML fragment that embeds ``spec`` with the page's own vegaEmbed (checked with
+    :func:`check_vega_spec`)."""
     return _TEMPLATE.format(div_id=chart_id(spec), spec=json.dumps(spec, sort_keys=True))
 
 

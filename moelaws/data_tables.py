@@ -14,6 +14,7 @@ import pandas as pd
 
 from moelaws import chapter_tables
 from moelaws.claims.tables import to_csv
+from moelaws.validation import guard_public
 
 
 @dataclass(frozen=True)
@@ -204,3 +205,10 @@ def data_csv_name(name: str) -> str:
 def data_csv(name: str) -> str:
     """A data table as CSV text (the bytes of its download)."""
     return to_csv(data_table(name))
+
+
+# Every public function checks its arguments' kinds (a frame, a name) and turns a frame without
+# the expected columns (KeyError) into a ValueError naming the argument.
+guard_public(globals(), [n for n, v in list(globals().items())
+                         if not n.startswith("_") and callable(v) and not isinstance(v, type)
+                         and getattr(v, "__module__", None) == __name__])

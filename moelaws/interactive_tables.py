@@ -28,6 +28,12 @@ import pandas as pd
 from moelaws import papers
 from moelaws.claims import tables as claim_tables
 from moelaws.claims.report import format_value
+from moelaws.validation import public
+
+__all__ = ["CHAPTER_COLUMNS", "DOWNLOAD_DIR", "LEGEND_OUTSIDE", "OUTSIDE_CLASS",
+           "InteractiveTable", "chapter_claims_table", "claims_summary", "claims_table",
+           "claims_view", "data_interactive_table", "interactive_table", "outside_tolerance",
+           "table_id"]
 
 DOWNLOAD_DIR = "_static/download"
 """Where the build writes the CSV downloads, relative to the built book's root."""
@@ -82,8 +88,34 @@ def _cell(value: object) -> tuple[str, str | None]:
     return str(value), None
 
 
+def _strings(label: str, value: object) -> list[str]:
+    """A sequence of column names (a list or tuple of strings; one string is refused, since
+    it would be read letter by letter)."""
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise TypeError(f"{label} must be a list or tuple of strings, not {value!r:.40}")
+    bad = [v for v in value if not isinstance(v, str)]
+    if bad:
+        raise TypeError(f"{label} must hold strings only, not {bad[0]!r:.40}")
+    return list(value)
+
+
+def _functions(label: str, value: object) -> None:
+    bad = [k for k, f in dict(value or {}).items() if not callable(f)]  # type: ignore[call-overload]
+    if bad:
+        raise TypeError(f"{label} must map column names to functions of the row; {bad[0]!r} "
+                        "does not")
+
+
+def _page_length(value: int) -> None:
+    if value < 1:
+        raise ValueError("page_length must be at least 1")
+
+
 def table_id(text: str) -> str:
-    """An HTML id for a table, from its CSV name or caption."""
+    """An HTML id for a table, from its CSV name or caption (a non-empty text with at least
+    one letter or digit, else ``ValueError``)."""
+    if not re.search(r"[a-z0-9]", re.sub(r"\.csv$", "", text.lower())):
+        raise ValueError(f"text must contain a letter or a digit to make a table id, not {text!r}")
     stem = re.sub(r"\.csv$", "", text.lower())
     return "moelaws-table-" + re.sub(r"[^a-z0-9]+", "-", stem).strip("-")
 
@@ -150,12 +182,30 @@ def interactive_table(
     ------
     ValueError
         If a filter or highlight names a column ``df`` lacks, or ``page_length`` < 1.
+    TypeError
+        If an argument is not of its annotated kind (``filters`` and ``collapse`` are lists or
+        tuples of column names, ``highlight`` a function, ``display`` and ``sort_by`` map column
+        names to functions, ``more_csv`` holds (label, file name) pairs).
     """
+    filters = _strings("filters", filters)
+    collapse = _strings("collapse", collapse)
     missing = [c for c in filters if c not in df.columns]
     if missing:
         raise ValueError(f"filter columns not in the table: {missing}")
-    if page_length < 1:
-        raise ValueError("page_length must be at least 1")
+    _page_length(page_length)
+    if highlight is not None and not callable(highlight):
+        raise TypeError(f"highlight must be a function of the frame, not {highlight!r:.40}")
+    _functions("display", display)
+    _functions("sort_by", sort_by)
+    if not isinstance(more_csv, list | tuple) or not all(
+            isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+            for pair in more_csv):
+        raise TypeError("more_csv must be a list or tuple of (label, file name) pairs of "
+                        f"strings, not {more_csv!r:.40}")
+    for label, value in (("caption", caption), ("source", source), ("csv", csv),
+                         ("name", name)):
+        if value is not None and not value.strip():
+            raise ValueError(f"{label} must not be empty")
     display = dict(display or {})
     sort_by = dict(sort_by or {})
     marks = pd.DataFrame(False, index=df.index, columns=df.columns)
@@ -284,7 +334,16 @@ def claims_table(
         Highlights ``ours`` where it lies outside the tolerance; its CSV download is the
         output of ``moelaws reproduce [--paper P] [--table T] --format csv``.
     """
+    columns = _strings("columns", columns)
+    filters = _strings("filters", filters)
+    if caption is not None and not caption.strip():
+        raise ValueError("caption must not be empty (None gives the default caption)")
+    _page_length(page_length)
     df = claim_tables.reproduced_table(paper, table)
+    unknown = [c for c in columns if c not in df.columns and c != "printed"]
+    if unknown:
+        raise ValueError(f"columns not in the reproduced table: {unknown}; choose from "
+                         f"{list(df.columns)}")
     view = claims_view(df).assign(printed=df["paper value"])
     if caption is None:
         what = papers.get(paper).title if paper is not None else "every paper"
@@ -408,3 +467,8 @@ def data_interactive_table(name: str, page_length: int = 10) -> InteractiveTable
         legend=spec.legend,
         page_length=page_length,
     )
+
+
+for _name in __all__:
+    if callable(globals()[_name]) and not isinstance(globals()[_name], type):
+        globals()[_name] = public(globals()[_name])

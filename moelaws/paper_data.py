@@ -13,16 +13,55 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["data_dir", "data_file", "read_csv"]
+__all__ = ["MissingDataFile", "data_dir", "data_file", "folders", "read_csv"]
+
+
+class MissingDataFile(FileNotFoundError, ValueError):
+    """A data file that does not exist: a missing file (``FileNotFoundError``) named by a bad
+    argument (``ValueError``), so callers may catch either."""
+
+
+def folders() -> list[str]:
+    """The data folders that exist: ``moelaws/data/<folder>`` (one per paper, plus caches)."""
+    root = resources.files("moelaws") / "data"
+    return sorted(p.name for p in root.iterdir()
+                  if p.is_dir() and not p.name.startswith(("_", ".")))
+
+
+def _check_folder(folder: Any) -> None:
+    if not isinstance(folder, str):
+        raise TypeError(f"folder must be a string, not {type(folder).__name__}")
+    if folder not in folders():
+        raise ValueError(f"folder must be one of {folders()}, not {folder!r}")
+
+
+def _check_name(name: Any) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a file name (a string), not {type(name).__name__}")
+    if not name.strip() or name in (".", "..") or "/" in name or "\\" in name:
+        raise ValueError(f"name must be a file name inside the folder (non-empty, no path "
+                         f"separators), not {name!r}")
 
 
 def data_file(folder: str, name: str) -> Traversable:
-    """The package resource ``moelaws/data/<folder>/<name>`` (it need not exist)."""
+    """The package resource ``moelaws/data/<folder>/<name>`` (it need not exist).
+
+    Raises
+    ------
+    TypeError
+        If ``folder`` or ``name`` is not a string.
+    ValueError
+        If ``folder`` is not one of :func:`folders`, or ``name`` is empty or a path.
+    """
+    _check_folder(folder)
+    _check_name(name)
     return resources.files("moelaws") / "data" / folder / name
 
 
 def data_dir(folder: str) -> Path:
-    """``moelaws/data/<folder>`` as a filesystem path (for caches that are written)."""
+    """``moelaws/data/<folder>`` as a filesystem path (for caches that are written); ``folder``
+    is one of :func:`folders` (``TypeError``/``ValueError`` otherwise)."""
+    _check_folder(folder)
     return Path(str(resources.files("moelaws") / "data" / folder))
 
 
@@ -31,8 +70,13 @@ def read_csv(folder: str, name: str, **kwargs: Any) -> pd.DataFrame:
 
     Raises
     ------
-    FileNotFoundError
-        If there is no such file.
+    MissingDataFile
+        (a ``FileNotFoundError`` and a ``ValueError``) if there is no such file.
+    TypeError, ValueError
+        As :func:`data_file`.
     """
-    with data_file(folder, name).open("r", encoding="utf-8") as fh:
+    path = data_file(folder, name)
+    if not path.is_file():
+        raise MissingDataFile(f"name {name!r}: there is no data file moelaws/data/{folder}/{name}")
+    with path.open("r", encoding="utf-8") as fh:
         return pd.read_csv(fh, **kwargs)

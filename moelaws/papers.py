@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -165,15 +165,25 @@ def registry() -> tuple[Paper, ...]:
     return (*_builtin(), *_extra)
 
 
+def _check_role(role: Any) -> None:
+    if not isinstance(role, str):
+        raise TypeError(f"role must be a string (a field of Paper), not {type(role).__name__}")
+    if role not in Paper.__dataclass_fields__:
+        roles = ", ".join(Paper.__dataclass_fields__)
+        raise ValueError(f"unknown role {role!r}; choose from {roles}")
+
+
 def ids(role: str | None = None) -> tuple[str, ...]:
     """Paper ids in reading order; with ``role``, only those of papers that have that role.
 
     Raises
     ------
     ValueError
-        If ``role`` is not a field of :class:`Paper`.
+        If ``role`` is not a field of :class:`Paper` (``TypeError`` if it is not a string).
     """
-    return tuple(p.id for p in having(role)) if role else tuple(p.id for p in registry())
+    if role is None:
+        return tuple(p.id for p in registry())
+    return tuple(p.id for p in having(role))
 
 
 def having(role: str) -> tuple[Paper, ...]:
@@ -184,9 +194,7 @@ def having(role: str) -> tuple[Paper, ...]:
     ValueError
         If ``role`` is not a field of :class:`Paper`.
     """
-    if role not in Paper.__dataclass_fields__:
-        roles = ", ".join(Paper.__dataclass_fields__)
-        raise ValueError(f"unknown role {role!r}; choose from {roles}")
+    _check_role(role)
     return tuple(p for p in registry() if getattr(p, role) is not None)
 
 
@@ -197,8 +205,12 @@ def get(paper_id: str, role: str | None = None) -> Paper:
     ------
     ValueError
         For an unknown id, or one whose paper lacks ``role`` (the message lists the valid ids).
+    TypeError
+        If ``paper_id`` or ``role`` is not a string.
     """
-    choices = having(role) if role else registry()
+    if not isinstance(paper_id, str):
+        raise TypeError(f"paper_id must be a string, not {type(paper_id).__name__}")
+    choices = registry() if role is None else having(role)
     for p in choices:
         if p.id == paper_id:
             return p
@@ -207,15 +219,25 @@ def get(paper_id: str, role: str | None = None) -> Paper:
                      f"{', '.join(p.id for p in choices)}")
 
 
-@contextmanager
-def registered(paper: Paper) -> Iterator[Paper]:
+def registered(paper: Paper) -> AbstractContextManager[Paper]:
     """Add ``paper`` to the registry for the duration of a ``with`` block.
 
     Raises
     ------
+    TypeError
+        If ``paper`` is not a :class:`Paper` (checked at the call, before the block).
     ValueError
         If a paper with the same id is already registered.
     """
+    if not isinstance(paper, Paper):
+        raise TypeError(f"paper must be a moelaws.papers.Paper, not {type(paper).__name__}")
+    if paper.id in ids():
+        raise ValueError(f"paper {paper.id!r} is already registered")
+    return _registered(paper)
+
+
+@contextmanager
+def _registered(paper: Paper) -> Iterator[Paper]:
     if paper.id in ids():
         raise ValueError(f"paper {paper.id!r} is already registered")
     _extra.append(paper)

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 from typing import Literal
 
+from moelaws.validation import public
+
+__all__ = ["REL_EPS", "Status", "status_of_interval"]
+
 Status = Literal["reproduced", "discrepancy", "undecidable", "error"]
 
 REL_EPS = 1e-12
 """Relative slack for a value printed exactly on a rounding boundary (binary floating point)."""
 
 
+@public
 def status_of_interval(low: float, high: float, paper: float, tol: float) -> Status:
     """The status of a claim whose value is only known to lie in ``[low, high]``.
 
@@ -40,10 +45,12 @@ def status_of_interval(low: float, high: float, paper: float, tol: float) -> Sta
     Raises
     ------
     ValueError
-        If ``low > high``.
+        If ``low > high`` or ``tol < 0``, or any argument is not a single finite number.
     """
+    if tol < 0:
+        raise ValueError(f"tol must be non-negative, not {tol!r}")
     if low > high:
-        raise ValueError(f"interval [{low}, {high}] is empty")
+        raise ValueError(f"interval [low={low}, high={high}] is empty (low > high)")
     slack = tol * 1e-9 + REL_EPS * abs(paper)
     accept_lo, accept_hi = paper - tol - slack, paper + tol + slack
     if accept_lo <= low and high <= accept_hi:

@@ -17,8 +17,19 @@ from collections.abc import Iterator
 from typing import Any
 
 import altair as alt
+import numpy as np
+
+from moelaws.charts import check_vega_spec
+from moelaws.validation import finite, public
+
+__all__ = ["check_on_grid", "check_spec", "check_widget", "float_slider", "grid_through",
+           "int_slider", "log_slider", "on_grid", "range_param", "spec_ranges"]
 
 _REL_TOL = 1e-9
+
+def _check_base(base: float | None) -> None:
+    if base is not None and (base <= 0 or base == 1):
+        raise ValueError(f"base of a logarithmic slider must be > 0 and not 1, got {base!r}")
 
 
 def _position(value: float, lo: float, step: float, base: float | None) -> float:
@@ -39,8 +50,10 @@ def on_grid(value: float, lo: float, hi: float, step: float, *,
     base
         ``None`` for a linear slider, else the base of a logarithmic one.
     """
+    _check_base(base)
     if step <= 0 or hi < lo:
-        raise ValueError(f"a slider needs step > 0 and min <= max, got {lo}, {hi}, {step}")
+        raise ValueError(f"a slider needs step > 0 and min <= max (lo <= hi), got lo={lo}, "
+                         f"hi={hi}, step={step}")
     if base and value <= 0:
         return False
     k = _position(value, lo, step, base)
@@ -50,7 +63,10 @@ def on_grid(value: float, lo: float, hi: float, step: float, *,
 
 def check_on_grid(value: float, lo: float, hi: float, step: float, *,
                   base: float | None = None, name: str = "slider") -> None:
-    """Raise ``ValueError`` unless ``value`` is exactly reachable on the slider's grid."""
+    """Raise ``ValueError`` unless ``value`` is exactly reachable on the slider's grid
+    (``name``, the slider's label in the message, must not be empty)."""
+    if not name:
+        raise ValueError("name (the slider's label in messages) must not be empty")
     if not on_grid(value, lo, hi, step, base=base):
         k = round(_position(value, lo, step, base)) if (not base or value > 0) else 0
         nearest = lo + k * step
@@ -72,6 +88,12 @@ def grid_through(value: float, lo: float, hi: float, step: float, *,
         ``lo <= lo' < lo + step`` and ``hi - step < hi' <= hi`` (exponents if ``base``), with
         ``value`` on ``lo' + k * step``.
     """
+    _check_base(base)
+    if step <= 0 or hi < lo:
+        raise ValueError(f"a slider needs step > 0 and min <= max (lo <= hi), got lo={lo}, "
+                         f"hi={hi}, step={step}")
+    if base and value <= 0:
+        raise ValueError(f"start value {value!r} of a logarithmic slider must be > 0")
     x = math.log(value, base) if base else value
     if not lo <= x <= hi:
         raise ValueError(f"start value {value!r} lies outside the slider's range [{lo}, {hi}]")
@@ -93,7 +115,7 @@ def float_slider(value: float, min: float, max: float, step: float, *,
     """An ``ipywidgets.FloatSlider`` whose start ``value`` is on its grid (see module doc)."""
     import ipywidgets as widgets
 
-    lo, hi = _grid(value, min, max, step, None, anchor, kwargs.get("description", "slider"))
+    lo, hi = _grid(value, min, max, step, None, anchor, kwargs.get("description") or "slider")
     return widgets.FloatSlider(value=value, min=lo, max=hi, step=step, **kwargs)
 
 
@@ -102,28 +124,57 @@ def log_slider(value: float, base: float, min: float, max: float,
     """An ``ipywidgets.FloatLogSlider`` (``min``, ``max``, ``step`` are exponents of ``base``)."""
     import ipywidgets as widgets
 
-    lo, hi = _grid(value, min, max, step, base, anchor, kwargs.get("description", "slider"))
+    lo, hi = _grid(value, min, max, step, base, anchor, kwargs.get("description") or "slider")
     return widgets.FloatLogSlider(value=value, base=base, min=lo, max=hi, step=step, **kwargs)
 
 
 def int_slider(value: int, min: int, max: int, step: int = 1, **kwargs: Any) -> Any:
-    """An ``ipywidgets.IntSlider`` whose start ``value`` is on its grid."""
+    """An ``ipywidgets.IntSlider`` whose start ``value`` is on its grid.
+
+    ``value``, ``min``, ``max`` and ``step`` are whole numbers (of either sign; ``step >= 1``),
+    else ``ValueError`` naming the one that is not."""
     import ipywidgets as widgets
 
-    check_on_grid(value, min, max, step, name=kwargs.get("description", "slider"))
+    for label, x in (("value", value), ("min", min), ("max", max), ("step", step)):
+        arr = finite(f"int_slider: {label}", x)
+        if arr.ndim != 0 or arr != np.round(arr):
+            raise ValueError(f"int_slider: {label} must be a single whole number, not {x!r}")
+    if step < 1:
+        raise ValueError(f"int_slider: step must be at least 1, not {step!r}")
+    value, min, max, step = int(value), int(min), int(max), int(step)
+    check_on_grid(value, min, max, step, name=kwargs.get("description") or "slider")
     return widgets.IntSlider(value=value, min=min, max=max, step=step, **kwargs)
 
 
 def range_param(name: str, value: float, min: float, max: float, step: float,
                 label: str, *, anchor: bool = False) -> alt.Parameter:
-    """An Altair parameter bound to a range input whose start ``value`` is on its grid."""
+    """An Altair parameter bound to a range input whose start ``value`` is on its grid.
+
+    ``name`` is the parameter's name in Vega expressions (an identifier, else ``ValueError``);
+    ``label`` the text beside the input (not empty)."""
+    if not name.isidentifier():
+        raise ValueError(f"name must be an identifier (it is a variable of Vega expressions), "
+                         f"not {name!r}")
+    if not label.strip():
+        raise ValueError("label (the text beside the slider) must not be empty")
     lo, hi = _grid(value, min, max, step, None, anchor, name)
     return alt.param(name=name, value=value,
                      bind=alt.binding_range(min=lo, max=hi, step=step, name=label))
 
 
-def spec_ranges(spec: Any) -> Iterator[tuple[str, float, dict[str, Any]]]:
-    """Every range-bound parameter of a Vega-Lite specification: (name, value, binding)."""
+def spec_ranges(spec: dict[str, Any]) -> list[tuple[str, float, dict[str, Any]]]:
+    """Every range-bound parameter of a Vega-Lite specification: (name, value, binding).
+
+    Raises
+    ------
+    TypeError
+        If ``spec`` is not a dict; ``ValueError`` if it has no Vega-Lite top-level key.
+    """
+    check_vega_spec(spec)
+    return list(_spec_ranges(spec))
+
+
+def _spec_ranges(spec: Any) -> Iterator[tuple[str, float, dict[str, Any]]]:
     if isinstance(spec, dict):
         for param in spec.get("params", []) or []:
             bind = param.get("bind") if isinstance(param, dict) else None
@@ -131,16 +182,17 @@ def spec_ranges(spec: Any) -> Iterator[tuple[str, float, dict[str, Any]]]:
                 yield param["name"], param.get("value"), bind
         for key, sub in spec.items():
             if key not in ("data", "datasets"):
-                yield from spec_ranges(sub)
+                yield from _spec_ranges(sub)
     elif isinstance(spec, list):
         for sub in spec:
-            yield from spec_ranges(sub)
+            yield from _spec_ranges(sub)
 
 
 def check_spec(spec: dict[str, Any]) -> int:
     """Check every range-bound parameter of a Vega-Lite spec; return how many were checked."""
+    check_vega_spec(spec)
     seen = 0
-    for name, value, bind in spec_ranges(spec):
+    for name, value, bind in _spec_ranges(spec):
         check_on_grid(value, bind["min"], bind["max"], bind.get("step", 1), name=name)
         seen += 1
     return seen
@@ -150,15 +202,24 @@ def check_widget(widget: Any) -> int:
     """Check every slider in an ipywidgets tree (``children``); return how many were checked."""
     import ipywidgets as widgets
 
+    if not isinstance(widget, widgets.Widget):
+        raise TypeError(f"widget must be an ipywidgets widget, not {type(widget).__name__}")
     seen = 0
     if isinstance(widget, widgets.FloatLogSlider):
         check_on_grid(widget.value, widget.min, widget.max, widget.step, base=widget.base,
-                      name=widget.description)
+                      name=widget.description or "slider")
         seen += 1
     elif isinstance(widget, widgets.FloatSlider | widgets.IntSlider):
         check_on_grid(widget.value, widget.min, widget.max, widget.step,
-                      name=widget.description)
+                      name=widget.description or "slider")
         seen += 1
     for child in getattr(widget, "children", ()) or ():
         seen += check_widget(child)
     return seen
+
+
+for _name in __all__:
+    if _name != "int_slider":
+        # int_slider checks its whole numbers itself: they may be negative, which the guard's
+        # ``int`` check refuses.
+        globals()[_name] = public(globals()[_name])

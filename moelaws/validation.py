@@ -88,10 +88,33 @@ def _describe(x: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _check_name(name: Any, what: str = "name") -> None:
+    """``TypeError`` unless ``name`` (the quantity's label in messages) is a non-empty string."""
+    if not isinstance(name, str):
+        raise TypeError(f"{what} (the label in error messages) must be a string, "
+                        f"not {_describe(name)}")
+    if not name.strip():
+        raise ValueError(f"{what} (the label in error messages) must not be empty")
+
+
+def _whole_bound(what: str, x: Any) -> int:
+    """A bound such as ``minimum``: a single whole number (``ValueError`` naming it)."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise ValueError(f"{what} must be a whole number, not {_describe(x)}")
+    if isinstance(x, numbers.Integral) and abs(x) > 2**63:
+        raise ValueError(f"{what} must be at most 2**63 in magnitude, not {_describe(x)}")
+    if not math.isfinite(x) or x != round(x):
+        raise ValueError(f"{what} must be a finite whole number, not {_describe(x)}")
+    return int(x)
+
+
 def finite(name: str, x: Any) -> np.ndarray:
     """``x`` as a float array; ``ValueError`` unless it is a number or an array of numbers, all
     finite, of at most :data:`MAX_ELEMENTS` entries (strings, bools, ``None`` and objects are
-    refused, not converted)."""
+    refused, not converted). An array keeps its shape, any number of dimensions; an empty one is
+    returned empty (the public-function guard refuses empty arguments separately). ``name``
+    labels the messages: a non-empty string, else ``TypeError``/``ValueError``."""
+    _check_name(name)
     if x is None or isinstance(x, (str, bytes, bool, np.bool_)):
         raise ValueError(f"{name} must be numeric, not {_describe(x)}")
     try:
@@ -136,7 +159,9 @@ def non_negative(name: str, x: Any) -> np.ndarray:
 
 def integer(name: str, x: Any, *, minimum: int = 0) -> np.ndarray:
     """:func:`finite`, and ``ValueError`` unless every entry is a whole number ``>= minimum``
-    (``2.0`` is accepted, ``2.5`` is not: a layer or head count has no fractions)."""
+    (``2.0`` is accepted, ``2.5`` is not: a layer or head count has no fractions); ``minimum``
+    is a whole number."""
+    minimum = _whole_bound("minimum", minimum)
     arr = finite(name, x)
     if np.any(arr != np.round(arr)):
         raise ValueError(f"{name} must be a whole number, not {_describe(x)}")
@@ -146,7 +171,12 @@ def integer(name: str, x: Any, *, minimum: int = 0) -> np.ndarray:
 
 
 def count(name: str, x: Any, *, minimum: int = 1, maximum: int = MAX_POINTS) -> int:
-    """A size such as ``n_points``: a whole number in ``[minimum, maximum]``, as an ``int``."""
+    """A size such as ``n_points``: a whole number in ``[minimum, maximum]``, as an ``int``
+    (``minimum`` and ``maximum`` are whole numbers, ``minimum <= maximum``)."""
+    minimum = _whole_bound("minimum", minimum)
+    maximum = _whole_bound("maximum", maximum)
+    if maximum < minimum:
+        raise ValueError(f"maximum ({maximum}) must be at least minimum ({minimum})")
     arr = integer(name, x, minimum=minimum)
     if arr.ndim != 0:
         raise ValueError(f"{name} must be a single whole number")
@@ -169,7 +199,16 @@ def constants(
     ValueError
         For an unknown name or a non-numeric or non-finite value.
     """
-    merged = {k: float(v) for k, v in defaults.items()}
+    _check_name(what, "what")
+    if not isinstance(defaults, Mapping) or not defaults:
+        raise TypeError(f"defaults must be a non-empty mapping of names to numbers, "
+                        f"not {_describe(defaults)}")
+    merged = {}
+    for key, value in defaults.items():
+        number = finite(f"default {what} {key}", value)
+        if number.ndim != 0:
+            raise ValueError(f"default {what} {key} must be a single number")
+        merged[str(key)] = float(number)
     if params is None:
         return merged
     if not isinstance(params, Mapping):
@@ -374,6 +413,9 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
                 hint = str(sig.parameters[pname].annotation)
                 if kind is not None and "None" not in hint:
                     raise ValueError(f"{label} is required, not None")
+                if kind is None and "None" not in hint and "Any" not in hint:
+                    # a flag or a string left None would otherwise fall back silently
+                    _check_container(label, value, sig.parameters[pname].annotation)
                 continue
             if pname in records and not isinstance(value, records[pname]):
                 raise TypeError(f"{label} must be a {records[pname].__name__}, "
@@ -432,6 +474,8 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
 def documents_nan(fn: Callable[..., Any]) -> bool:
     """Whether ``fn``'s docstring documents a NaN result ("no solution", "not applicable"):
     only such functions may return NaN."""
+    if not callable(fn):
+        raise TypeError(f"fn must be a function, not {_describe(fn)}")
     return "NaN" in (fn.__doc__ or "")
 
 

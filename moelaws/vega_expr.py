@@ -16,6 +16,10 @@ import ast
 import math
 from collections.abc import Callable, Mapping
 
+from moelaws.validation import public
+
+__all__ = ["CONSTANTS", "FUNCTIONS", "evaluate", "literal"]
+
 FUNCTIONS: dict[str, Callable[..., float]] = {
     "pow": math.pow, "log": math.log, "exp": math.exp, "sqrt": math.sqrt, "abs": abs,
     "min": min, "max": max,
@@ -32,13 +36,15 @@ _BINARY: dict[type, Callable[[float, float], float]] = {
 }
 
 
+@public
 def literal(x: float) -> str:
     """A float as an exact Vega number literal (``repr``: shortest round-tripping form).
 
     Raises
     ------
     ValueError
-        If ``x`` is not finite (Vega has no literal for it).
+        If ``x`` is not one finite number (Vega has no literal for infinity or NaN; a string
+        or a bool is refused, not converted).
     """
     value = float(x)
     if not math.isfinite(value):
@@ -46,6 +52,7 @@ def literal(x: float) -> str:
     return repr(value)
 
 
+@public
 def evaluate(expr: str, variables: Mapping[str, float] | None = None,
              datum: Mapping[str, float] | None = None) -> float:
     """Evaluate a Vega expression of the subset above, as the browser would.
@@ -67,7 +74,11 @@ def evaluate(expr: str, variables: Mapping[str, float] | None = None,
     Raises
     ------
     ValueError
-        For syntax outside the subset, an unknown function or name, or a missing field.
+        For syntax outside the subset, an unknown function or name, a missing field, a
+        variable or field that is not a finite number, or a result that is not finite (an
+        overflow, a division by zero).
+    TypeError
+        If ``expr`` is not a string, or ``variables`` or ``datum`` not a mapping.
     """
     variables = dict(variables or {})
     datum = dict(datum or {})

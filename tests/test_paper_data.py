@@ -23,3 +23,15 @@ def test_data_dir_and_file_point_into_the_package() -> None:
 def test_missing_file_raises() -> None:
     with pytest.raises(FileNotFoundError):
         paper_data.read_csv("allocation", "nope.csv")
+
+
+def test_folder_and_name_are_checked() -> None:
+    assert "comprehensive" in paper_data.folders()
+    with pytest.raises(ValueError, match="folder"):
+        paper_data.data_dir("no-such-paper")
+    with pytest.raises(TypeError, match="folder"):
+        paper_data.data_file(3, "table1.csv")
+    with pytest.raises(ValueError, match="name"):
+        paper_data.data_file("allocation", "../claims/x.csv")
+    with pytest.raises(ValueError, match=r"nope\.csv"):  # also a FileNotFoundError
+        paper_data.read_csv("allocation", "nope.csv")

@@ -114,3 +114,21 @@ def test_every_slider_of_the_book_is_built_by_moelaws_sliders() -> None:
     assert not direct, "build these with moelaws.sliders:\n" + "\n".join(direct)
     uses = sum(p.read_text().count("sliders.") for p in files if p.name != "sliders.py")
     assert uses >= 25
+
+
+def test_arguments_are_checked_with_messages_naming_them() -> None:
+    with pytest.raises(ValueError, match="base"):
+        sliders.log_slider(3.0, base=1, min=0, max=2, step=0.1)
+    with pytest.raises(ValueError, match="value"):
+        sliders.float_slider(float("nan"), min=0, max=1, step=0.1)
+    with pytest.raises(ValueError, match="step"):
+        sliders.int_slider(2, min=0, max=4, step=0.5)
+    assert sliders.int_slider(-2, min=-4, max=4, step=2).value == -2
+    with pytest.raises(ValueError, match="identifier"):
+        sliders.range_param("1e9", 1.0, min=0, max=2, step=1, label="x")
+    with pytest.raises(TypeError, match="spec"):
+        sliders.check_spec("G")
+    with pytest.raises(ValueError, match="Vega-Lite"):
+        sliders.spec_ranges({"bogus": 1})
+    with pytest.raises(TypeError, match="widget"):
+        sliders.check_widget(object())

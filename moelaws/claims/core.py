@@ -79,7 +79,12 @@ def printed_tolerance(printed: str) -> float:
     ------
     ValueError
         If ``printed`` is not a plain decimal number.
+    TypeError
+        If ``printed`` is not a string (the number as printed, not a float).
     """
+    if not isinstance(printed, str):
+        raise TypeError(f"printed must be the number as the paper prints it (a string), "
+                        f"not {type(printed).__name__}")
     text = printed.strip().replace("\u2212", "-")
     try:
         number = Decimal(text)
@@ -435,14 +440,25 @@ def all_claims(paper: str | Iterable[str] | None = None) -> list[Claim]:
     Raises
     ------
     ValueError
-        If a paper id is unknown, or if two claims share a key.
+        If a paper id is unknown, ``paper`` is an empty collection, or two claims share a key.
+    TypeError
+        If ``paper`` is neither a string, a collection of strings nor ``None``.
     """
     if paper is None:
         wanted = registered_papers()
     elif isinstance(paper, str):
         wanted = [paper]
     else:
+        if not isinstance(paper, Iterable) or isinstance(paper, (bytes, dict)):
+            raise TypeError(f"paper must be a paper id, a collection of them or None, "
+                            f"not {type(paper).__name__}")
         wanted = list(paper)
+        if not wanted:
+            raise ValueError("paper is an empty collection; name at least one paper id "
+                             "(or None for every paper)")
+        bad = [p for p in wanted if not isinstance(p, str)]
+        if bad:
+            raise TypeError(f"paper ids must be strings, not {type(bad[0]).__name__}")
     known = papers.ids()
     for p in wanted:
         if p not in known:
