@@ -246,3 +246,8 @@ def disagreement_table(compute: float, total_params: float,
 
 
 __all__ = ["COMMON_COUNT", "OWN_COUNTS", "answers", "disagreement_table", "split"]
+
+
+from moelaws.validation import guard_public  # noqa: E402
+
+guard_public(globals(), __all__)

@@ -137,3 +137,11 @@ def real_attention_table(
         cfg = arch.preset(name)
         rows[name] = real_attention_row(cfg, training_tokens(name, assumed_tokens).tokens)
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+__all__ = ["allocation_attention_flops", "leverage_attention_flops", "real_attention_row",
+           "real_attention_table"]
+
+from moelaws.validation import guard_public  # noqa: E402
+
+guard_public(globals(), __all__)

@@ -114,6 +114,8 @@ def _check_budget(name: str, value: float | None) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{name} must be a number, got {value!r}")
+    if isinstance(value, int) and value > 1e300:  # float() of it would overflow
+        raise ValueError(f"{name} must be a positive finite number, got {value:.3e}")
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
     return float(value)
@@ -223,3 +225,9 @@ __all__ = [
     "not_applicable",
     "recommend",
 ]
+
+
+from moelaws.validation import guard_public  # noqa: E402
+
+# recommend checks its budgets itself (messages the command line shows)
+guard_public(globals(), [name for name in __all__ if name != "recommend"])

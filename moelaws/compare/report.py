@@ -4,6 +4,7 @@ chapter's live design panel."""
 from __future__ import annotations
 
 import math
+import numbers
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -117,9 +118,26 @@ def design_text(budget: dict[str, float | None], recs: list[Recommendation]) -> 
 
 
 def size(value: float | None) -> str:
-    """A count in a readable unit: ``99.8T``, ``235.1B``, ``30.5M`` (``-`` if missing)."""
-    if value is None or not math.isfinite(value):
+    """A count in a readable unit: ``99.8T``, ``235.1B``, ``30.5M`` (``-`` if missing: None or
+    NaN).
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If ``value`` is infinite.
+    """
+    if value is None:
         return "-"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"size: value must be a number or None, not {type(value).__name__}")
+    if isinstance(value, int) and abs(value) > 1e300:
+        raise ValueError("size: value is too large to write")
+    if math.isnan(value):
+        return "-"
+    if math.isinf(value):
+        raise ValueError(f"size: value must be finite, got {value}")
     for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
         if abs(value) >= scale:
             return f"{value / scale:.1f}{unit}"
@@ -149,3 +167,9 @@ def counts_text(report: dict[str, Any]) -> str:
 
 
 __all__ = ["counts_text", "design_text", "fmt", "size"]
+
+
+from moelaws.validation import guard_public  # noqa: E402
+
+# size writes NaN as '-' (missing), which the guard would refuse
+guard_public(globals(), [name for name in __all__ if name != "size"])

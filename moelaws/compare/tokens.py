@@ -96,3 +96,10 @@ def training_tokens(name: str, assumed: Mapping[str, float] | None = None) -> Tr
                     raise ValueError(f"assumed tokens for {key} must be positive, got {v!r}")
                 return TrainingTokens(float(v), "assumed by the caller (not published)", True)
     return PUBLISHED_TOKENS.get(key, TrainingTokens(None, "no token count recorded"))
+
+
+__all__ = ["PUBLISHED_TOKENS", "TrainingTokens", "training_tokens"]
+
+from moelaws.validation import guard_public  # noqa: E402
+
+guard_public(globals(), __all__)

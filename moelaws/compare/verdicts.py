@@ -173,3 +173,9 @@ __all__ = [
     "tokens_or_nan",
     "verdicts",
 ]
+
+
+from moelaws.validation import guard_public  # noqa: E402
+
+# caveats takes *extra strings, which the guard would check as one string: it checks none
+guard_public(globals(), [name for name in __all__ if name != "caveats"])
