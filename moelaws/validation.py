@@ -372,7 +372,7 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
             label = f"{fn.__name__}: {pname}"
             if value is None:
                 hint = str(sig.parameters[pname].annotation)
-                if kind is not None and "None" not in hint:
+                if "None" not in hint and (kind is not None or hint in ("bool", "str")):
                     raise ValueError(f"{label} is required, not None")
                 continue
             if pname in records and not isinstance(value, records[pname]):

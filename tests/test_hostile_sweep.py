@@ -412,6 +412,19 @@ NON_FINITE_ALLOWED: dict[str, tuple[str, str]] = {
 part suffices), with the documentation that makes them valid."""
 
 
+FREE_TEXT: dict[str, str] = {
+    "arch.from_hf_config name": "the result's label: any non-empty text, '1e9' included",
+    "compare.compute_optimal.split quantity": "a label of the quantity split, copied into the "
+                                              "row",
+    "compare.compute_optimal.split paper_a": "a label of the first answer, copied into the row",
+    "compare.compute_optimal.split paper_b": "a label of the second answer, copied into the row",
+    "compare.recommend.not_applicable reason": "a sentence for the reader",
+    "compare.recommend.not_applicable convention": "a sentence describing the paper's count",
+}
+"""Parameters that are free text (``function parameter``), with the reason: a numeric-looking
+string such as ``'1e9'`` is a valid value of them (the empty string is still refused)."""
+
+
 INTERNAL_MESSAGES = (
     "object is not subscriptable", "zero-size array", "has no attribute", "SeedSequence",
     "The function value at", "could not convert", "unsupported operand", "not supported between",
@@ -455,6 +468,8 @@ def outcome(qualname: str, fn: Any, parameter: inspect.Parameter | None, kind: s
     if where is not None and allowed not in where:
         return f"non-finite result{where}", seconds
     if any(issubclass(w.category, ExtrapolationWarning) for w in caught):
+        return None, seconds
+    if kind == "'1e9'" and f"{qualname} {name}" in FREE_TEXT:
         return None, seconds
     if parameter is None or kind in NUMBER_KINDS or type_allows(parameter, kind):
         return None, seconds

@@ -148,7 +148,16 @@ def arch_checks(cfg: ConfigLike, convention: str) -> dict[str, float]:
 
 
 def not_applicable(paper: str, reason: str, convention: str) -> Recommendation:
-    """The record of a paper whose procedure cannot run on the given budgets."""
+    """The record of a paper whose procedure cannot run on the given budgets.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``paper``, or an empty ``reason`` or ``convention``.
+    """
+    for label, text in (("reason", reason), ("convention", convention)):
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{label} must be a non-empty string, got {text!r}")
     return Recommendation(paper, papers.get(paper).label, False, reason, convention=convention)
 
 
