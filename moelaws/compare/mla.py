@@ -27,7 +27,7 @@ from moelaws import arch
 from moelaws.allocation.law import optimal_ratio
 from moelaws.arch.config import MoEConfig
 from moelaws.arch.counting import attention_weights
-from moelaws.compare.tokens import training_tokens
+from moelaws.compare.tokens import _preset_names, training_tokens
 from moelaws.leverage.budget import compute_optimal_allocation
 from moelaws.leverage.law import efficiency_leverage
 
@@ -130,8 +130,16 @@ def real_attention_table(
         Preset names; default all MoE presets.
     assumed_tokens
         ``{preset: tokens}`` for models without a published count.
+
+    Raises
+    ------
+    TypeError
+        If ``models`` is not a list or tuple of names.
+    ValueError
+        For an empty ``models``, an unknown preset, or a non-positive assumed count.
     """
-    names = models if models is not None else [n for n, c in arch.PRESETS.items() if c.is_moe]
+    names = (_preset_names("models", models) if models is not None
+             else [n for n, c in arch.PRESETS.items() if c.is_moe])
     rows = {}
     for name in names:
         cfg = arch.preset(name)

@@ -115,7 +115,8 @@ def _check_budget(name: str, value: float | None) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{name} must be a number, got {value!r}")
     if isinstance(value, int) and value > 1e300:  # float() of it would overflow
-        raise ValueError(f"{name} must be a positive finite number, got {value:.3e}")
+        raise ValueError(f"{name} must be a positive finite number, got an integer "
+                         "beyond float range")
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
     return float(value)
