@@ -106,8 +106,7 @@ def optimal_ratio(C: Array, S: Array) -> Array:
     Raises
     ------
     ValueError
-        If ``C`` is not finite and positive, ``S`` is outside [0, 1), or ``draws`` is not
-        as :func:`rounding_draws` returns it.
+        If ``C`` is not finite and positive or ``S`` is outside [0, 1).
 
     Warns
     -----
@@ -256,7 +255,8 @@ def crossover_compute_draws(S1: float, S2: float, draws: dict[str, np.ndarray]) 
     Raises
     ------
     ValueError
-        If a sparsity is outside [0, 1) or the two are equal.
+        If a sparsity is outside [0, 1), the two are equal, or ``draws`` is not as
+        :func:`rounding_draws` returns it.
     """
     _check_draws(draws)
     s1, s2 = 1.0 - check_sparsity(S1), 1.0 - check_sparsity(S2)
