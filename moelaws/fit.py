@@ -151,20 +151,44 @@ def fit_power_law(x: Array | Sequence[float], y: Array | Sequence[float]) -> Pow
 
 def huber_loss(residuals: Array, delta: float = 1e-3) -> float:
     """Sum of Huber losses of ``residuals`` with threshold ``delta``
-    (:func:`scipy.special.huber`: ``r²/2`` inside, ``δ·(|r| − δ/2)`` outside)."""
-    if delta <= 0:
-        raise ValueError("delta must be positive")
-    return float(special.huber(delta, np.asarray(residuals, dtype=float)).sum())
+    (:func:`scipy.special.huber`: ``r²/2`` inside, ``δ·(|r| − δ/2)`` outside).
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` is not a finite positive number, or ``residuals`` is not a non-empty
+        one-dimensional array of finite numbers.
+    """
+    delta = checks.positive_number("delta", delta)
+    if isinstance(residuals, (bool, np.bool_)):
+        raise ValueError("residuals must be numbers, not a bool")
+    try:
+        r = checks.numeric_array("residuals", residuals)
+    except OverflowError:
+        raise ValueError("residuals must be finite (an integer beyond float range)") from None
+    if r.ndim > 1 or r.size == 0 or r.size > checks.MAX_ROWS or not np.all(np.isfinite(r)):
+        raise ValueError(f"residuals must be a non-empty 1-D array of at most "
+                         f"{checks.MAX_ROWS} finite numbers, got shape {r.shape}")
+    return float(special.huber(delta, r).sum())
 
 
 def huber_log_normaliser(delta: float) -> float:
     """``log Z(δ)`` of the Huber density ``exp(−Huber_δ(x))/Z(δ)`` used by Besiroglu et al.
     (2024): ``Z(δ) = √(2π)·(1 − 2·Φ̄(δ)) + 2·exp(−δ²/2)/δ`` (Φ̄ the normal survival
-    function; the Gaussian core plus two exponential tails)."""
-    if delta <= 0:
-        raise ValueError("delta must be positive")
-    return float(np.log(np.sqrt(2 * np.pi) * (1 - 2 * stats.norm.sf(delta))
-                        + 2 * np.exp(-0.5 * delta**2) / delta))
+    function; the Gaussian core plus two exponential tails).
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` is not a finite positive number, or so small that ``Z(δ)`` overflows.
+    """
+    d = np.float64(checks.positive_number("delta", delta))
+    with np.errstate(over="ignore", divide="ignore"):
+        value = float(np.log(np.sqrt(2 * np.pi) * (1 - 2 * stats.norm.sf(d))
+                             + 2 * np.exp(-0.5 * d * d) / d))
+    if not math.isfinite(value):
+        raise ValueError(f"delta={float(d):g} is too small: log Z(delta) overflows")
+    return value
 
 
 @dataclass(frozen=True)
@@ -527,7 +551,8 @@ def fit_law(
           ``bounds`` with another method, of the wrong length, with ``lo >= hi`` or a start
           outside them; ``delta`` or ``grad_tol`` not finite and positive; ``maxiter`` (or
           ``options["maxiter"]``) not a whole number in [1, :data:`~moelaws.fit_checks.MAX_ITER`];
-          ``n_polish`` not a positive whole number or ``None``; a non-finite start or more
+          ``n_polish`` not a positive whole number or ``None``; ``progress`` not True, False
+          or ``None``; a non-finite start or more
           than :data:`~moelaws.fit_checks.MAX_STARTS` starts; no starts for a law without
           defaults.
 
@@ -542,6 +567,7 @@ def fit_law(
         raise ValueError(f"method must be one of {checks.METHODS}")
     delta = checks.positive_number("delta", delta)
     grad_tol = checks.positive_number("grad_tol", grad_tol)
+    checks.flag("progress", progress, allow_none=True)
     maxiter = checks.whole("maxiter", maxiter, maximum=MAX_ITER)
     if options is not None and "maxiter" in options:
         checks.whole("options['maxiter']", options["maxiter"], maximum=MAX_ITER)
@@ -801,7 +827,8 @@ def bootstrap(
         Before any resampling: ``n_obs`` not a whole number in [2,
         :data:`~moelaws.fit_checks.MAX_ROWS`]; ``n_resamples`` not a whole number in [1,
         :data:`~moelaws.fit_checks.MAX_RESAMPLES`] (100,000); a negative or non-integer seed;
-        ``confidence_level`` outside (0, 1); an unknown method.
+        ``confidence_level`` outside (0, 1); an unknown method; ``progress`` not True or
+        False.
     """
     if not callable(statistic):
         raise ValueError("statistic must be a function of row indices")
@@ -812,6 +839,7 @@ def bootstrap(
         raise ValueError("confidence_level must be in (0, 1)")
     if method not in ("BCa", "percentile", "basic"):
         raise ValueError("method must be 'BCa', 'percentile' or 'basic'")
+    checks.flag("progress", progress)
     point = {k: float(v) for k, v in statistic(np.arange(n_obs)).items()}
     keys = list(point)
     bar = None

@@ -90,10 +90,23 @@ def positive_number(name: str, value: Any) -> float:
     """``value`` as a float, finite and > 0."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number, not {_describe(value)}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite (got an integer beyond float range)") from None
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be finite and positive (got {value})")
     return value
+
+
+def flag(name: str, value: Any, *, allow_none: bool = False) -> None:
+    """``ValueError`` naming ``name`` unless ``value`` is True or False (or None if allowed):
+    a truthy string or number where a switch belongs would silently switch it on."""
+    if value is None and allow_none:
+        return
+    if not isinstance(value, (bool, np.bool_)):
+        none = " or None" if allow_none else ""
+        raise ValueError(f"{name} must be True or False{none}, not {_describe(value)}")
 
 
 def numeric_array(name: str, x: Any) -> Array:

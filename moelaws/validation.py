@@ -411,7 +411,7 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
             label = f"{fn.__name__}: {pname}"
             if value is None:
                 hint = str(sig.parameters[pname].annotation)
-                if kind is not None and "None" not in hint:
+                if "None" not in hint and (kind is not None or hint in ("bool", "str")):
                     raise ValueError(f"{label} is required, not None")
                 if kind is None and "None" not in hint and "Any" not in hint:
                     # a flag or a string left None would otherwise fall back silently

@@ -119,8 +119,11 @@ def eq4_ratio(C: Array, **params: Array) -> np.ndarray:
     Raises
     ------
     ValueError
-        For non-positive ``C`` or invalid capacity parameters.
+        For non-positive ``C`` or invalid (or empty) capacity parameters.
     """
+    for name, value in params.items():
+        if np.size(value) == 0:
+            raise ValueError(f"eq4_ratio: {name} is empty; give at least one value")
     c = check_compute(C)
     ar, br = eq4_coefficients(**params)
     return ar * c**br
@@ -154,7 +157,7 @@ def solve_optimality(
     Raises
     ------
     ValueError
-        For non-positive ``C`` or invalid capacity parameters.
+        For non-positive ``C`` or invalid (or empty) capacity parameters.
     """
     aa, ae, ga, ge, ma, me = _capacity_params(alpha_A, alpha_E, gamma_A, gamma_E, mu_A, mu_E)
     c = check_compute(C)
@@ -177,7 +180,7 @@ def minimise_eq3(
     Raises
     ------
     ValueError
-        For non-positive ``C`` or invalid capacity parameters.
+        For non-positive ``C`` or invalid (or empty) capacity parameters.
     """
     params = dict(alpha_A=alpha_A, alpha_E=alpha_E, gamma_A=gamma_A, gamma_E=gamma_E,
                   mu_A=mu_A, mu_E=mu_E)

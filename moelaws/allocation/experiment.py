@@ -17,6 +17,7 @@ over 2^18 to 2^21 tokens). They are implemented here, rather than imported from
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 
 import numpy as np
@@ -118,7 +119,15 @@ def table12_config(row, vocab_size: int = LEVERAGE_VOCAB_SIZE) -> MoEConfig:
 
     E routed experts plus E_s shared ones of the same width, E_a routed active, GQA with the
     printed key/value heads, context 4096.
+
+    Raises
+    ------
+    TypeError
+        If ``row`` is not a row (a pandas Series or a mapping) of that table.
     """
+    if not isinstance(row, (pd.Series, Mapping)):
+        raise TypeError(f"row must be a row of leverage_table12 (a pandas Series or a "
+                        f"mapping), not {type(row).__name__}")
     return MoEConfig(
         n_layers=int(row["n_layers"]), d_model=int(row["d_model"]), n_heads=int(row["n_heads"]),
         n_kv_heads=int(row["n_kv_heads"]), n_experts=int(row["E"]), top_k=int(row["E_a"]),

@@ -22,6 +22,7 @@ Figure 4's "30M active / 550M total" suggests active parameters, and the chapter
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
 
@@ -53,7 +54,12 @@ def table1_coefficients() -> MappingProxyType:
 def _coefficients(coefficients) -> dict[str, float]:
     coef = dict(table1_coefficients())
     if coefficients is not None:
-        unknown = sorted(set(coefficients) - set(COEFFICIENT_NAMES))
+        if not isinstance(coefficients, Mapping):
+            raise TypeError(f"coefficients must be a mapping of Eq. 2 coefficient names to "
+                            f"numbers, not {type(coefficients).__name__}")
+        for k, v in coefficients.items():
+            finite(f"coefficients[{k!r}]", v)
+        unknown = sorted(map(str, set(coefficients) - set(COEFFICIENT_NAMES)))
         if unknown:
             raise ValueError(f"unknown Eq. 2 coefficients {unknown}; use {COEFFICIENT_NAMES}")
         coef.update({k: float(v) for k, v in coefficients.items()})
@@ -89,7 +95,8 @@ def deviation(r: Array, r_star: Array, reading: str = "log-squared") -> np.ndarr
 
 
 def loss_terms(
-    N: Array, D: Array, S: Array, r: Array, R: Array, coefficients=None
+    N: Array, D: Array, S: Array, r: Array, R: Array,
+    coefficients: Mapping[str, float] | None = None,
 ) -> dict[str, np.ndarray]:
     """The five terms of Eq. 2, separately (``model``, ``data``, ``allocation``,
     ``efficiency``, ``irreducible``). Arguments as for :func:`loss`."""
@@ -108,7 +115,8 @@ def loss_terms(
     }
 
 
-def loss(N: Array, D: Array, S: Array, r: Array, R: Array, coefficients=None) -> np.ndarray:
+def loss(N: Array, D: Array, S: Array, r: Array, R: Array,
+         coefficients: Mapping[str, float] | None = None) -> np.ndarray:
     """Eq. 2: ``L = a/N^α + b/D^β + c·e^R·(1 − S)^γ/N^λ + d·r/(r + 1) + τ`` (Table 1 defaults).
 
     Parameters
@@ -140,7 +148,8 @@ def loss(N: Array, D: Array, S: Array, r: Array, R: Array, coefficients=None) ->
 
 
 def range_minimum(
-    N_max: float, D_max: float, S_max: float, r_min: float, coefficients=None
+    N_max: float, D_max: float, S_max: float, r_min: float,
+    coefficients: Mapping[str, float] | None = None,
 ) -> float:
     """The smallest Eq. 2 loss over a box of N, D, S, r and R >= 0.
 

@@ -14,6 +14,8 @@ numbers (only training FLOPs put r* inside the swept range [0.2, 1.5]).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from moelaws.allocation._domain import Array, check_compute, check_ratio, check_sparsity
@@ -204,12 +206,31 @@ def rounding_draws(n: int = 20000, seed: int = 0) -> dict[str, np.ndarray]:
     6.7e-5 ± 0.05e-5, −1.23 ± 0.005, 0.24 ± 0.005 and 0.21 ± 0.005 (half a unit in the last
     printed digit), for propagating the printed precision into :func:`optimal_ratio_draws`.
     """
-    rng = np.random.default_rng(seed)
+    # the guard accepts a whole float such as -0.0 or 1e308; the generator wants an int
+    rng = np.random.default_rng(int(seed))
     printed = {
         "alpha_coef": (ALPHA_R_COEF, 0.05e-5), "alpha_exp": (ALPHA_R_EXP, 0.005),
         "beta_coef": (BETA_R_COEF, 0.005), "beta_exp": (BETA_R_EXP, 0.005),
     }
     return {k: rng.uniform(v - h, v + h, n) for k, (v, h) in printed.items()}
+
+
+_DRAW_KEYS = ("alpha_coef", "alpha_exp", "beta_coef", "beta_exp")
+
+
+def _check_draws(draws: object) -> None:
+    """``draws`` as :func:`rounding_draws` returns it, or a ``TypeError``/``ValueError``
+    naming it."""
+    if not isinstance(draws, Mapping):
+        raise TypeError(f"draws must be a dict of coefficient draws (rounding_draws), not "
+                        f"{type(draws).__name__}")
+    missing = [k for k in _DRAW_KEYS if k not in draws]
+    if missing:
+        raise ValueError(f"draws lacks {missing}; expected the keys of rounding_draws: "
+                         f"{list(_DRAW_KEYS)}")
+    for k in _DRAW_KEYS:
+        if np.size(finite(f"draws[{k!r}]", draws[k])) == 0:
+            raise ValueError(f"draws[{k!r}] is empty")
 
 
 def optimal_ratio_draws(C: float, S: float, draws: dict[str, np.ndarray]) -> np.ndarray:
@@ -218,8 +239,10 @@ def optimal_ratio_draws(C: float, S: float, draws: dict[str, np.ndarray]) -> np.
     Raises
     ------
     ValueError
-        If ``C`` is not finite and positive or ``S`` is outside [0, 1).
+        If ``C`` is not finite and positive, ``S`` is outside [0, 1), or ``draws`` is not
+        as :func:`rounding_draws` returns it.
     """
+    _check_draws(draws)
     one_minus = 1.0 - check_sparsity(S)
     c = check_compute(C)
     beta = draws["beta_coef"] * one_minus ** draws["beta_exp"]
@@ -232,8 +255,10 @@ def crossover_compute_draws(S1: float, S2: float, draws: dict[str, np.ndarray]) 
     Raises
     ------
     ValueError
-        If a sparsity is outside [0, 1) or the two are equal.
+        If a sparsity is outside [0, 1), the two are equal, or ``draws`` is not as
+        :func:`rounding_draws` returns it.
     """
+    _check_draws(draws)
     s1, s2 = 1.0 - check_sparsity(S1), 1.0 - check_sparsity(S2)
     if np.any(s1 == s2):
         raise ValueError("the two sparsities must differ")

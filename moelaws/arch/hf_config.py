@@ -315,7 +315,7 @@ def from_hf_config(
         For a config without a string ``model_type``, a missing field the count needs, a value
         of the wrong JSON type or outside its plausible range, a value the counts cannot
         represent, more than 10^14 parameters, or a file :func:`read_hf_config` refuses; the
-        message names the field.
+        message names the field. For a ``name`` that is empty.
 
     Warns
     -----
@@ -323,6 +323,8 @@ def from_hf_config(
         For fields no reader knows, which may change the count, and (for a ``model_type``
         outside :data:`SUPPORTED_MODEL_TYPES`) for each default assumed for an absent field.
     """
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise ValueError(f"name must be a non-empty string or None, got {name!r}")
     where = "config"
     if isinstance(config, (str, Path)):
         data, file = read_hf_config(config)

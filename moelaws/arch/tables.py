@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 import pandas as pd
 
@@ -45,7 +46,23 @@ def presets_table(configs: Iterable[ConfigLike] | None = None) -> pd.DataFrame:
     ----------
     configs : iterable of MoEConfig or Hugging Face config (dict, path or directory)
         Each entry goes through :func:`~moelaws.arch.hf_config.as_config`.
+
+    Raises
+    ------
+    TypeError
+        If ``configs`` is not a list, tuple or other iterable of configurations (a single
+        string, path or dict is one configuration: wrap it in a list).
+    ValueError
+        For an empty ``configs`` or an entry :func:`~moelaws.arch.hf_config.as_config`
+        refuses.
     """
+    if configs is not None:
+        if isinstance(configs, (str, bytes, Path, Mapping)) or not isinstance(configs, Iterable):
+            raise TypeError(f"configs must be an iterable of configurations, not "
+                            f"{type(configs).__name__}")
+        configs = list(configs)
+        if not configs:
+            raise ValueError("configs is empty; give at least one configuration")
     rows = []
     for entry in configs if configs is not None else PRESETS.values():
         cfg = as_config(entry)

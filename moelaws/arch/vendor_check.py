@@ -85,9 +85,28 @@ def stored_configs_dir() -> Path:
     return root
 
 
+def _root(root: Any) -> Path:
+    """``root`` (a folder holding ``sources.json``; None for the stored configs) as a Path,
+    or a ``TypeError`` / ``ValueError`` naming it."""
+    if root is None:
+        return stored_configs_dir()
+    if not isinstance(root, (str, Path)) or isinstance(root, bool):
+        raise TypeError(f"root must be a folder path (str or Path) or None, not "
+                        f"{type(root).__name__}")
+    if not str(root).strip() or not (Path(root) / "sources.json").is_file():
+        raise ValueError(f"root {str(root)!r} is not a folder holding a sources.json")
+    return Path(root)
+
+
 def stored_models(root: Path | None = None) -> list[dict[str, Any]]:
-    """The entries of ``sources.json`` (one dict per stored model)."""
-    root = root or stored_configs_dir()
+    """The entries of ``sources.json`` (one dict per stored model).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a ``root`` that is not a folder holding ``sources.json``.
+    """
+    root = _root(root)
     return json.loads((root / "sources.json").read_text(encoding="utf-8"))["models"]
 
 
@@ -268,8 +287,13 @@ def vendor_check_table(root: Path | None = None) -> pd.DataFrame:
         vendor's document), ``secondary`` (the document is a third party's quotation),
         ``model_type``, ``read by`` (``refinement``, ``generic`` or
         ``refused``) and ``warnings`` (the reader's assumptions and unknown fields).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a ``root`` that is not a folder holding ``sources.json``.
     """
-    root = root or stored_configs_dir()
+    root = _root(root)
     rows = []
     for entry in stored_models(root):
         cfg, refused, warned = _read(root / entry["model"] / "config.json", entry["model"])

@@ -198,8 +198,11 @@ def split(quantity: str, paper_a: str, value_a_own: float, value_a_common: float
     Raises
     ------
     ValueError
-        For non-positive values.
+        For non-positive values, or an empty ``quantity``, ``paper_a`` or ``paper_b``.
     """
+    for label, text in (("quantity", quantity), ("paper_a", paper_a), ("paper_b", paper_b)):
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{label} must be a non-empty string, got {text!r}")
     values = (value_a_own, value_a_common, value_b_own, value_b_common)
     if not all(math.isfinite(v) and v > 0 for v in values):
         raise ValueError("the values to split must be positive and finite")
@@ -246,3 +249,8 @@ def disagreement_table(compute: float, total_params: float,
 
 
 __all__ = ["COMMON_COUNT", "OWN_COUNTS", "answers", "disagreement_table", "split"]
+
+
+from moelaws.validation import guard_public  # noqa: E402
+
+guard_public(globals(), __all__)

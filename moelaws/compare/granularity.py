@@ -288,3 +288,8 @@ __all__ = [
     "optimum_crosswalk",
     "translate",
 ]
+
+
+from moelaws.validation import guard_public  # noqa: E402
+
+guard_public(globals(), __all__)

@@ -27,7 +27,7 @@ from moelaws import arch
 from moelaws.allocation.law import optimal_ratio
 from moelaws.arch.config import MoEConfig
 from moelaws.arch.counting import attention_weights
-from moelaws.compare.tokens import training_tokens
+from moelaws.compare.tokens import _preset_names, training_tokens
 from moelaws.leverage.budget import compute_optimal_allocation
 from moelaws.leverage.law import efficiency_leverage
 
@@ -130,10 +130,26 @@ def real_attention_table(
         Preset names; default all MoE presets.
     assumed_tokens
         ``{preset: tokens}`` for models without a published count.
+
+    Raises
+    ------
+    TypeError
+        If ``models`` is not a list or tuple of names.
+    ValueError
+        For an empty ``models``, an unknown preset, or a non-positive assumed count.
     """
-    names = models if models is not None else [n for n, c in arch.PRESETS.items() if c.is_moe]
+    names = (_preset_names("models", models) if models is not None
+             else [n for n, c in arch.PRESETS.items() if c.is_moe])
     rows = {}
     for name in names:
         cfg = arch.preset(name)
         rows[name] = real_attention_row(cfg, training_tokens(name, assumed_tokens).tokens)
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+__all__ = ["allocation_attention_flops", "leverage_attention_flops", "real_attention_row",
+           "real_attention_table"]
+
+from moelaws.validation import guard_public  # noqa: E402
+
+guard_public(globals(), __all__)

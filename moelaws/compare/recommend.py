@@ -114,6 +114,9 @@ def _check_budget(name: str, value: float | None) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{name} must be a number, got {value!r}")
+    if isinstance(value, int) and value > 1e300:  # float() of it would overflow
+        raise ValueError(f"{name} must be a positive finite number, got an integer "
+                         "beyond float range")
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
     return float(value)
@@ -146,7 +149,16 @@ def arch_checks(cfg: ConfigLike, convention: str) -> dict[str, float]:
 
 
 def not_applicable(paper: str, reason: str, convention: str) -> Recommendation:
-    """The record of a paper whose procedure cannot run on the given budgets."""
+    """The record of a paper whose procedure cannot run on the given budgets.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``paper``, or an empty ``reason`` or ``convention``.
+    """
+    for label, text in (("reason", reason), ("convention", convention)):
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{label} must be a non-empty string, got {text!r}")
     return Recommendation(paper, papers.get(paper).label, False, reason, convention=convention)
 
 
@@ -223,3 +235,9 @@ __all__ = [
     "not_applicable",
     "recommend",
 ]
+
+
+from moelaws.validation import guard_public  # noqa: E402
+
+# recommend checks its budgets itself (messages the command line shows)
+guard_public(globals(), [name for name in __all__ if name != "recommend"])

@@ -66,9 +66,13 @@ def flags(paper: str, **values: float) -> list[str]:
     ------
     ValueError
         For an unknown paper.
+    TypeError
+        For a ``paper`` that is not a string.
     """
     from moelaws import papers
 
+    if not isinstance(paper, str):
+        raise TypeError(f"paper must be a paper id (a string), not {type(paper).__name__}")
     ranges = papers.get(paper, "fitted_ranges").fitted_ranges()
     out = []
     for name, value in values.items():

@@ -4,6 +4,7 @@ chapter's live design panel."""
 from __future__ import annotations
 
 import math
+import numbers
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -87,8 +88,44 @@ def recommendation_table(recs: list[Recommendation], n_values: int = 4) -> pd.Da
     return pd.DataFrame(rows).set_index("paper")
 
 
+_BUDGETS = frozenset({"compute", "total_params", "active_params", "sparsity"})
+
+
 def design_text(budget: dict[str, float | None], recs: list[Recommendation]) -> str:
-    """The ``design`` command's table: one block per paper."""
+    """The ``design`` command's table: one block per paper.
+
+    Parameters
+    ----------
+    budget
+        The budgets given to :func:`~moelaws.compare.recommend.recommend` (``compute``,
+        ``total_params``, ``active_params``, ``sparsity``; ``None`` for one not given).
+    recs
+        Its recommendations, a non-empty list.
+
+    Raises
+    ------
+    TypeError
+        If ``budget`` is not a dict of numbers (or None) or ``recs`` not a list of
+        recommendations.
+    ValueError
+        For an unknown budget name, no budget given, or an empty ``recs``.
+    """
+    from moelaws.compare.recommend import Recommendation
+
+    if not isinstance(budget, dict):
+        raise TypeError(f"budget must be a dict, not {type(budget).__name__}")
+    unknown = sorted(map(str, set(budget) - _BUDGETS))
+    if unknown:
+        raise ValueError(f"budget: unknown names {unknown}; expected some of {sorted(_BUDGETS)}")
+    for k, v in budget.items():
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real)):
+            raise TypeError(f"budget[{k!r}] must be a number or None, not {type(v).__name__}")
+    if all(v is None for v in budget.values()):
+        raise ValueError("budget: no budget given (every value is None or the dict is empty)")
+    if not isinstance(recs, list) or not all(isinstance(r, Recommendation) for r in recs):
+        raise TypeError("recs must be a list of Recommendation records")
+    if not recs:
+        raise ValueError("recs is empty; give at least one recommendation")
     given = ", ".join(f"{k} = {v:.4g}" for k, v in budget.items() if v is not None)
     lines = [f"Budget: {given}", ""]
     for rec in recs:
@@ -117,9 +154,26 @@ def design_text(budget: dict[str, float | None], recs: list[Recommendation]) -> 
 
 
 def size(value: float | None) -> str:
-    """A count in a readable unit: ``99.8T``, ``235.1B``, ``30.5M`` (``-`` if missing)."""
-    if value is None or not math.isfinite(value):
+    """A count in a readable unit: ``99.8T``, ``235.1B``, ``30.5M`` (``-`` if missing: None or
+    NaN).
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If ``value`` is infinite.
+    """
+    if value is None:
         return "-"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"size: value must be a number or None, not {type(value).__name__}")
+    if isinstance(value, int) and abs(value) > 1e300:
+        raise ValueError("size: value is too large to write")
+    if math.isnan(value):
+        return "-"
+    if math.isinf(value):
+        raise ValueError(f"size: value must be finite, got {value}")
     for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
         if abs(value) >= scale:
             return f"{value / scale:.1f}{unit}"
@@ -128,6 +182,9 @@ def size(value: float | None) -> str:
 
 def counts_text(report: dict[str, Any]) -> str:
     """The ``counts`` command's table: counts per convention, then the ratios."""
+    if not isinstance(report, dict):
+        raise TypeError(f"report must be a dict (counting.counts_report), not "
+                        f"{type(report).__name__}")
     cfg = report["config"]
     lines = [f"{cfg['name']}  ({cfg['source'] or 'no source given'})", "",
              "N, N_a: total and active parameters without embeddings (non-embedding);",
@@ -149,3 +206,9 @@ def counts_text(report: dict[str, Any]) -> str:
 
 
 __all__ = ["counts_text", "design_text", "fmt", "size"]
+
+
+from moelaws.validation import guard_public  # noqa: E402
+
+# size writes NaN as '-' (missing), which the guard would refuse
+guard_public(globals(), [name for name in __all__ if name != "size"])

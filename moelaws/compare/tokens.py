@@ -68,6 +68,32 @@ PUBLISHED_TOKENS: dict[str, TrainingTokens] = {
 """Published pre-training tokens per preset of :data:`moelaws.arch.PRESETS`."""
 
 
+def _preset_names(label: str, models: object) -> list[str]:
+    """``models`` (a list or tuple of preset names, not empty) as a list, or a ``TypeError`` /
+    ``ValueError`` naming ``label``; ``arch.preset`` refuses an unknown name."""
+    if isinstance(models, (str, bytes)) or not isinstance(models, (list, tuple)):
+        raise TypeError(f"{label} must be a list of preset names, not {type(models).__name__}")
+    if not models:
+        raise ValueError(f"{label} is empty; give at least one preset name")
+    for name in models:
+        if not isinstance(name, str):
+            raise TypeError(f"{label} must hold preset names (strings), not "
+                            f"{type(name).__name__}")
+        arch.preset(name)
+    return list(models)
+
+
+def _check_assumed(assumed: Mapping[str, float]) -> None:
+    """Every key of ``assumed`` names a preset: a misspelt one would be silently ignored."""
+    for k in assumed:
+        if not isinstance(k, str):
+            raise TypeError(f"assumed: keys must be preset names, not {type(k).__name__}")
+        try:
+            arch.preset(k)
+        except ValueError as exc:
+            raise ValueError(f"assumed: {exc}") from None
+
+
 def training_tokens(name: str, assumed: Mapping[str, float] | None = None) -> TrainingTokens:
     """The training tokens of a preset: an assumption from ``assumed`` if given, else published.
 
@@ -86,9 +112,12 @@ def training_tokens(name: str, assumed: Mapping[str, float] | None = None) -> Tr
     Raises
     ------
     ValueError
-        For an unknown preset or a non-positive assumed token count.
+        For an unknown preset (``name`` or a key of ``assumed``) or a non-positive assumed
+        token count.
     """
     key = arch.preset(name).name
+    if assumed is not None:
+        _check_assumed(assumed)
     if assumed:
         for k, v in assumed.items():
             if k.lower() == key.lower():
@@ -96,3 +125,10 @@ def training_tokens(name: str, assumed: Mapping[str, float] | None = None) -> Tr
                     raise ValueError(f"assumed tokens for {key} must be positive, got {v!r}")
                 return TrainingTokens(float(v), "assumed by the caller (not published)", True)
     return PUBLISHED_TOKENS.get(key, TrainingTokens(None, "no token count recorded"))
+
+
+__all__ = ["PUBLISHED_TOKENS", "TrainingTokens", "training_tokens"]
+
+from moelaws.validation import guard_public  # noqa: E402
+
+guard_public(globals(), __all__)

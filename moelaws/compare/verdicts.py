@@ -19,7 +19,7 @@ import pandas as pd
 
 from moelaws import arch, papers
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
-from moelaws.compare.tokens import training_tokens
+from moelaws.compare.tokens import _preset_names, training_tokens
 
 NAN = math.nan
 
@@ -104,11 +104,14 @@ def question_table(
     Raises
     ------
     ValueError
-        For an unknown paper or preset, a dense preset, or a non-positive assumed count.
+        For an unknown paper or preset, an empty ``models``, a dense preset, or a
+        non-positive assumed count.
+    TypeError
+        If ``models`` is not a list or tuple of preset names.
     """
     verdict = papers.get(paper, "verdict").verdict
     rows = []
-    for name in models if models is not None else moe_presets():
+    for name in _preset_names("models", models) if models is not None else moe_presets():
         cfg = arch.preset(name)
         tok = training_tokens(cfg.name, assumed_tokens)
         row = verdict(cfg, tok.tokens)
@@ -173,3 +176,9 @@ __all__ = [
     "tokens_or_nan",
     "verdicts",
 ]
+
+
+from moelaws.validation import guard_public  # noqa: E402
+
+# caveats takes *extra strings, which the guard would check as one string: it checks none
+guard_public(globals(), [name for name in __all__ if name != "caveats"])

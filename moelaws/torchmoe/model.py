@@ -181,6 +181,11 @@ class Routing:
     mean_probs: torch.Tensor
 
 
+def _require_tensor(name: str, value: object) -> None:
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, not {type(value).__name__}")
+
+
 def route(
     logits: torch.Tensor, top_k: int, *, renormalize: bool = False
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -201,8 +206,11 @@ def route(
         ``(N, E)`` softmax over all experts; ``(N, k)`` chosen experts in decreasing
         probability; ``(N, k)`` their gate weights.
     """
+    _require_tensor("logits", logits)
     if logits.ndim != 2:
         raise ValueError(f"logits must be (tokens, experts), got shape {tuple(logits.shape)}")
+    if not isinstance(renormalize, bool):
+        raise TypeError(f"renormalize must be True or False, not {type(renormalize).__name__}")
     n_experts = logits.shape[-1]
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not 1 <= top_k <= n_experts:
         raise ValueError(f"top_k must be an integer from 1 to the {n_experts} experts, "
@@ -221,7 +229,24 @@ def balance_loss(probs: torch.Tensor, indices: torch.Tensor, n_experts: int) -> 
     ``i`` (not differentiable), ``P_i`` the mean of ``probs[:, i]`` (the softmax over all
     experts, differentiable). Uniform routing gives 1.0; routing everything to one expert
     with probability 1 gives ``E``.
+
+    Raises
+    ------
+    TypeError
+        If ``probs`` or ``indices`` is not a tensor, or ``indices`` not integer.
+    ValueError
+        If the batch is empty, ``probs`` is not ``(N, n_experts)`` or ``n_experts`` is not a
+        positive whole number.
     """
+    _require_tensor("probs", probs)
+    _require_tensor("indices", indices)
+    if isinstance(n_experts, bool) or not isinstance(n_experts, int) or n_experts < 1:
+        raise ValueError(f"n_experts must be a positive whole number, got {n_experts!r}")
+    if probs.ndim != 2 or probs.shape[-1] != n_experts:
+        raise ValueError(f"probs must be (tokens, n_experts={n_experts}), got shape "
+                         f"{tuple(probs.shape)}")
+    if indices.is_floating_point() or indices.is_complex() or indices.dtype == torch.bool:
+        raise TypeError(f"indices must be an integer tensor, not {indices.dtype}")
     if indices.numel() == 0 or probs.shape[0] == 0:
         raise ValueError("balance_loss needs at least one routed token (the batch is empty)")
     counts = torch.bincount(indices.reshape(-1), minlength=n_experts).to(probs.dtype)
@@ -231,6 +256,7 @@ def balance_loss(probs: torch.Tensor, indices: torch.Tensor, n_experts: int) -> 
 
 def z_loss(logits: torch.Tensor) -> torch.Tensor:
     """ST-MoE router z-loss: mean over tokens of ``logsumexp(logits) ** 2``."""
+    _require_tensor("logits", logits)
     if logits.numel() == 0:
         raise ValueError("z_loss needs at least one token's logits (the batch is empty)")
     return torch.logsumexp(logits.float(), dim=-1).pow(2).mean()
