@@ -27,6 +27,7 @@ import functools
 import inspect
 import math
 import numbers
+import os
 import sys
 import typing
 import warnings
@@ -411,7 +412,7 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
             label = f"{fn.__name__}: {pname}"
             if value is None:
                 hint = str(sig.parameters[pname].annotation)
-                if "None" not in hint and (kind is not None or hint in ("bool", "str")):
+                if "None" not in hint and kind is not None:
                     raise ValueError(f"{label} is required, not None")
                 if kind is None and "None" not in hint and "Any" not in hint:
                     # a flag or a string left None would otherwise fall back silently
@@ -458,6 +459,15 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
         except (OverflowError, ZeroDivisionError) as exc:
             raise ValueError(f"{fn.__name__}: inputs outside the law's numerical range "
                              f"({type(exc).__name__}: {exc})") from exc
+        except ValueError as exc:
+            if not _raised_in_scipy(exc):
+                raise
+            # SciPy's own wording ("The function value at x=inf is NaN") names neither the
+            # function nor the inputs that led there.
+            given = ", ".join(f"{k}={_describe(v)}" for k, v in bound.arguments.items())
+            raise ValueError(f"{fn.__name__}: no finite solution for these inputs ({given}); "
+                             f"use inputs nearer the range the paper fitted (SciPy: {exc})"
+                             ) from exc
         except (AttributeError, IndexError, KeyError) as exc:
             # An argument of the right type but the wrong shape or content (a record without a
             # field, a table without a column) reached code that assumed it.
@@ -469,6 +479,13 @@ def public(fn: F, *, allow_nan: bool = False) -> F:
 
     wrapper.__wrapped_public__ = True  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]
+
+
+def _raised_in_scipy(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and f"{os.sep}scipy{os.sep}" in tb.tb_frame.f_code.co_filename
 
 
 def documents_nan(fn: Callable[..., Any]) -> bool:

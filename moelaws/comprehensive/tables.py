@@ -5,6 +5,8 @@ Transcriptions live in ``moelaws/data/comprehensive/`` (see its README for prove
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -27,7 +29,14 @@ def read_table(name: str, *, dtype: object = None) -> pd.DataFrame:
     ------
     ValueError
         If no such table is transcribed.
+    TypeError
+        If ``dtype`` is not None, ``str`` or a non-empty mapping of column names to ``str``.
     """
+    if not (dtype is None or dtype is str or (
+            isinstance(dtype, Mapping) and dtype
+            and all(isinstance(k, str) and v is str for k, v in dtype.items()))):
+        raise TypeError(f"read_table: dtype must be None, str or a mapping of column names to "
+                        f"str (to keep the printed strings), not {dtype!r:.60}")
     if not data_file("comprehensive", f"{name}.csv").is_file():
         raise ValueError(f"no transcribed table {name!r} in moelaws/data/comprehensive")
     return read_csv("comprehensive", f"{name}.csv", dtype=dtype)

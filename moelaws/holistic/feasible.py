@@ -222,6 +222,10 @@ def solve_layers(
     """
     M, N_a, N = _validate(M, N_a, N, n_q, n_kv, d_qkv, seq_len, top_k, n_experts, dense_ratio)
     d = positive("d", d)
+    with np.errstate(over="ignore"):
+        if not np.all(np.isfinite(3.0 * dense_ratio * d * d)):
+            raise ValueError("d: a hidden size whose square overflows (no model has one); "
+                             f"got max {np.max(d):.3g}")
     layers, attn_params, rest, volume, _ = _structure(
         M, N_a, N, n_q, n_kv, d_qkv, seq_len, top_k, n_experts
     )
