@@ -58,6 +58,7 @@ from moelaws.arch.config import MoEConfig
 from moelaws.arch.hf_fields import MAX_TOTAL_PARAMS, Fields
 from moelaws.arch.hf_generic import SWIGLU, Reading, read_generic
 from moelaws.arch.hf_json import read_json_object
+from moelaws.validation import caller_stacklevel
 
 __all__ = [
     "SUPPORTED_MODEL_TYPES",
@@ -342,11 +343,11 @@ def from_hf_config(
         unknown += r.text.unknown(_NO_COUNT_FIELDS)
     unknown += r.extra_unknown
     for _, sentence in r.assumptions:
-        warnings.warn(f"{where}: {sentence}", HFConfigWarning, stacklevel=2)
+        warnings.warn(f"{where}: {sentence}", HFConfigWarning, stacklevel=caller_stacklevel())
     if unknown:
         warnings.warn(
             f"{where}: fields not understood, they may change the count: {', '.join(unknown)}",
-            HFConfigWarning, stacklevel=2,
+            HFConfigWarning, stacklevel=caller_stacklevel(),
         )
     label = name or _label(data) or default_name or model_type
     source = f"Hugging Face config.json ({where}, model_type {model_type})"
