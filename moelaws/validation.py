@@ -349,12 +349,18 @@ def _check_container(label: str, value: Any, annotation: Any) -> None:
         return
 
 
+def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    """``fn``'s resolved annotations, or none when one cannot be resolved here (then those
+    parameters are left unchecked)."""
+    try:
+        return typing.get_type_hints(fn)
+    except Exception:
+        return {}
+
+
 def _literal_parameters(fn: Callable[..., Any]) -> dict[str, tuple[str, ...]]:
     """Parameters annotated ``Literal["a", "b", ...]`` (strings only): name → the choices."""
-    try:
-        hints = typing.get_type_hints(fn)
-    except Exception:  # an annotation that cannot be resolved here: leave it unchecked
-        return {}
+    hints = _type_hints(fn)
     found = {}
     for name, hint in hints.items():
         if typing.get_origin(hint) is typing.Literal and all(
@@ -369,10 +375,7 @@ def _record_parameters(fn: Callable[..., Any]) -> dict[str, type]:
     A plain number passed where a record (e.g. ``HeadSettings``) belongs would otherwise fail
     deep inside the law with an ``AttributeError``.
     """
-    try:
-        hints = typing.get_type_hints(fn)
-    except Exception:  # an annotation that cannot be resolved here: leave it unchecked
-        return {}
+    hints = _type_hints(fn)
     found = {}
     for name, hint in hints.items():
         options = [a for a in typing.get_args(hint) if a is not type(None)] or [hint]

@@ -247,20 +247,9 @@ def is_hf_config(data: Any) -> bool:
 
 
 def read_hf_config(path: str | Path) -> tuple[dict[str, Any], Path]:
-    """Parse ``path`` (a ``config.json``, or a directory holding one), defensively.
-
-    Returns
-    -------
-    (dict, Path)
-        The parsed object and the file it came from.
-
-    Raises
-    ------
-    ValueError
-        If there is no such file, it is not a regular file, larger than 1 MiB, unreadable, not
-        UTF-8, nested deeper than 32 levels, not valid JSON, or not a JSON object
-        (:func:`moelaws.arch.hf_json.read_json_object`).
-    """
+    """Parse ``path`` (a ``config.json``, or a directory holding one), defensively: the
+    parsed object and the file it came from, or the ``ValueError`` of
+    :func:`moelaws.arch.hf_json.read_json_object` (which documents every refusal)."""
     return read_json_object(path)
 
 

@@ -82,24 +82,21 @@ class Fields:
             raise ValueError(f"{name}={_shown(value)} is outside [{low}, {high:,}]")
         return value
 
-    def bool(self, key: str, default: bool | None) -> bool | None:
-        """``true`` or ``false``; ``default`` when absent."""
+    def _typed(self, key: str, kind: type, words: str, default: Any) -> Any:
         value = self.raw(key)
         if value is None:
             return default
-        if not isinstance(value, bool):
-            raise ValueError(f"{self.name(key)} must be a JSON boolean (true or false), got "
-                             f"{_shown(value)}")
+        if not isinstance(value, kind):
+            raise ValueError(f"{self.name(key)} must be {words}, got {_shown(value)}")
         return value
+
+    def bool(self, key: str, default: bool | None) -> bool | None:
+        """``true`` or ``false``; ``default`` when absent."""
+        return self._typed(key, bool, "a JSON boolean (true or false)", default)
 
     def str(self, key: str, default: str | None = None) -> str | None:
         """A string; ``default`` when absent."""
-        value = self.raw(key)
-        if value is None:
-            return default
-        if not isinstance(value, str):
-            raise ValueError(f"{self.name(key)} must be a JSON string, got {_shown(value)}")
-        return value
+        return self._typed(key, str, "a JSON string", default)
 
     def int_list(self, key: str, limit: str, *, low: int = 0) -> list[int] | None:
         """A list of integers each in ``[low, LIMITS[limit]]``; ``None`` when absent."""
