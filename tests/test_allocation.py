@@ -10,7 +10,7 @@ import pytest
 
 from moelaws import allocation as al
 from moelaws import arch
-from moelaws.allocation import experiment, extended_loss, toy
+from moelaws.allocation import checks, extended_loss, toy
 from moelaws.leverage.tables import load_configs
 
 S4 = np.array([14 / 17, 30 / 33, 62 / 65, 126 / 129])
@@ -322,18 +322,18 @@ def test_table12_config_and_flops():
     assert f["r"].min() == pytest.approx(0.2097, abs=1e-3)
     assert f[f["group"] <= 5]["r"].max() == pytest.approx(1.195, abs=1e-3)
     assert f["r"].max() == pytest.approx(1.40, abs=0.01)
-    assert experiment.compute_spread() < 1.003 < 1.05 < experiment.compute_spread(
+    assert checks.compute_spread() < 1.003 < 1.05 < checks.compute_spread(
         "C_A+C_E printed")
     with pytest.raises(ValueError):
-        experiment.compute_spread("r")
+        checks.compute_spread("r")
 
 
 def test_value_application_as_printed():
     cfg = _cfg()
-    delta = al.flops_split(cfg)["C_A"] - experiment.value_application_as_printed(cfg)
+    delta = al.flops_split(cfg)["C_A"] - checks.value_application_as_printed(cfg)
     assert delta == pytest.approx(2 * (2 * 64 * 128 - 2 * 64 * 128))  # n_ctx = d here
     cfg2 = _cfg(context_length=128)
-    delta2 = al.flops_split(cfg2)["C_A"] - experiment.value_application_as_printed(cfg2)
+    delta2 = al.flops_split(cfg2)["C_A"] - checks.value_application_as_printed(cfg2)
     assert delta2 == pytest.approx(2 * (2 * 128 * 128 - 2 * 64 * 128))
 
 

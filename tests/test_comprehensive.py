@@ -10,7 +10,7 @@ from scipy import optimize
 
 from moelaws import arch
 from moelaws import comprehensive as cl
-from moelaws.comprehensive import refit, transcribe
+from moelaws.comprehensive import recovery, transcribe
 
 P = cl.table2()
 PAPER_TEXT = "comprehensive-moe-scaling-law.txt"
@@ -398,25 +398,25 @@ def test_parse_table8_from_paper_matches_csv(tmp_path, paper_text):
     pd.testing.assert_frame_equal(fresh, stored)
 
 
-# --- refit ----------------------------------------------------------------------------------
+# --- recovery -------------------------------------------------------------------------------
 
 
 def test_vector_roundtrip_and_invalid():
-    v = refit.to_vector(P)
-    assert refit.to_constants(v) == pytest.approx(P)
-    assert refit.to_constants(dict(zip(refit.FIT_NAMES, v, strict=True))) == pytest.approx(P)
+    v = recovery.to_vector(P)
+    assert recovery.to_constants(v) == pytest.approx(P)
+    assert recovery.to_constants(dict(zip(recovery.FIT_NAMES, v, strict=True))) == pytest.approx(P)
     with pytest.raises(ValueError):
-        refit.to_vector({**P, "e": -1.0})
+        recovery.to_vector({**P, "e": -1.0})
     with pytest.raises(ValueError):
-        refit.to_vector({"e": 1.0})
+        recovery.to_vector({"e": 1.0})
     with pytest.raises(ValueError):
-        refit.to_constants(np.zeros(3))
+        recovery.to_constants(np.zeros(3))
 
 
 def test_joint_law_value_and_jacobian():
-    X = refit.design("validation")
-    law = refit.joint_law()
-    v = refit.to_vector(P)
+    X = recovery.design("validation")
+    law = recovery.joint_law()
+    v = recovery.to_vector(P)
     assert law.predict(v, X) == pytest.approx(cl.loss(*X.T), rel=1e-12)
     F = law.prepare(X)
     p = v + 0.05
@@ -428,70 +428,70 @@ def test_joint_law_value_and_jacobian():
 
 
 def test_design_and_simulate():
-    assert refit.design().shape == (268, 5)
-    assert refit.design("validation").shape == (92, 5)
-    X = refit.design("marginal_G")
-    assert refit.simulate(X, 0.0, 0) == pytest.approx(cl.loss(*X.T))
-    noisy = refit.simulate(X, 0.01, 3)
+    assert recovery.design().shape == (268, 5)
+    assert recovery.design("validation").shape == (92, 5)
+    X = recovery.design("marginal_G")
+    assert recovery.simulate(X, 0.0, 0) == pytest.approx(cl.loss(*X.T))
+    noisy = recovery.simulate(X, 0.01, 3)
     assert np.std(np.log(noisy / cl.loss(*X.T))) == pytest.approx(0.01, rel=0.3)
     with pytest.raises(ValueError):
-        refit.design("test")
+        recovery.design("test")
     with pytest.raises(ValueError):
-        refit.simulate(X, -0.1, 0)
+        recovery.simulate(X, -0.1, 0)
 
 
 def test_start_grid():
-    grid = refit.start_grid()
+    grid = recovery.start_grid()
     assert grid.shape == (384, 12)
-    sub = refit.start_grid(n=5, seed=1)
+    sub = recovery.start_grid(n=5, seed=1)
     assert sub.shape == (5, 12) and all(any((g == s).all() for g in grid) for s in sub)
     # Never started at the truth.
-    assert not np.any(np.all(np.isclose(grid, refit.to_vector(P)), axis=1))
+    assert not np.any(np.all(np.isclose(grid, recovery.to_vector(P)), axis=1))
     with pytest.raises(ValueError):
-        refit.start_grid(n=0)
+        recovery.start_grid(n=0)
 
 
 def test_derived():
-    d = refit.derived(P)
+    d = recovery.derived(P)
     assert d["G_opt"] == pytest.approx(cl.optimal_G())
     assert d["Na/N eff 1e-3 (1T)"] == pytest.approx(0.11)
-    bad = refit.derived({**P, "e": -0.1, "m": -1.0})
+    bad = recovery.derived({**P, "e": -0.1, "m": -1.0})
     assert np.isnan(bad["G_opt"]) and np.isnan(bad["S_opt"])
 
 
 @pytest.mark.slow
 def test_fit_constants_recovers_noise_free_truth():
-    X = refit.design()
-    y = refit.simulate(X, 0.0, 0)
-    res = refit.fit_constants(X, y, refit.start_grid(n=2, seed=0))
-    got = refit.to_constants(res.params)
+    X = recovery.design()
+    y = recovery.simulate(X, 0.0, 0)
+    res = recovery.fit_constants(X, y, recovery.start_grid(n=2, seed=0))
+    got = recovery.to_constants(res.params)
     assert res.loss < 1e-8
-    assert refit.derived(got)["G_opt"] == pytest.approx(cl.optimal_G(), rel=1e-2)
+    assert recovery.derived(got)["G_opt"] == pytest.approx(cl.optimal_G(), rel=1e-2)
     assert got["alpha"] == pytest.approx(P["alpha"], rel=1e-2)
     with pytest.raises(ValueError):
-        refit.fit_constants(X, -y)
+        recovery.fit_constants(X, -y)
     with pytest.raises(ValueError):
-        refit.fit_constants(X[:10], y)
+        recovery.fit_constants(X[:10], y)
 
 
 def test_identifiability():
-    X = refit.design()
-    ident = refit.identifiability(X, 0.0025)
+    X = recovery.design()
+    ident = recovery.identifiability(X, 0.0025)
     assert list(ident.index) == list(cl.CONSTANT_NAMES)
     # k multiplies a term ~1e-5 of the loss: hopeless; ε is pinned to ~2%.
     assert ident.loc["k", "rel_se"] > 100
     assert ident.loc["eps", "rel_se"] < 0.05
     with pytest.raises(ValueError):
-        refit.identifiability(X, 0.0)
+        recovery.identifiability(X, 0.0)
 
 
 def test_identifiability_keeps_the_weakest_direction_of_an_ill_conditioned_jacobian():
     """At k = 2e-8 (where the chapter's live refit ends) J's condition number is ~2e12, so
     JᵀJ's is ~5e24: a pseudo-inverse of JᵀJ drops the k direction and reports log k as
     determined to 1e-7. The SVD of J keeps it: log k's SE is then ~1e7 and more."""
-    X = refit.design()
-    at_truth = refit.identifiability(X, 0.0025)
-    tiny_k = refit.identifiability(X, 0.0025, params={"k": 2e-8})
+    X = recovery.design()
+    at_truth = recovery.identifiability(X, 0.0025)
+    tiny_k = recovery.identifiability(X, 0.0025, params={"k": 2e-8})
     # log k's Jacobian column is proportional to k, so its SE grows like 1/k.
     assert tiny_k.loc["k", "se"] == pytest.approx(
         at_truth.loc["k", "se"] * cl.constants()["k"] / 2e-8, rel=0.05)
@@ -502,22 +502,22 @@ def test_identifiability_keeps_the_weakest_direction_of_an_ill_conditioned_jacob
 
 @pytest.mark.slow
 def test_recovery_small_run():
-    res = refit.recovery(0.0025, n_resamples=2, starts=refit.start_grid(n=1, seed=0))
+    res = recovery.recovery(0.0025, n_resamples=2, starts=recovery.start_grid(n=1, seed=0))
     s = res["summary"]
     assert {"true", "estimate", "low", "high", "covers", "rel_error"} <= set(s.columns)
     assert s.loc["G_opt", "true"] == pytest.approx(cl.optimal_G())
     assert 0.0 < res["validation"]["MAE true law vs observed (validation)"][0] < 0.02
     with pytest.raises(ValueError):
-        refit.recovery(0.0025, n_resamples=1)
-    rep = refit.repeated_recovery(0.001, n_repeats=2, starts=refit.start_grid(n=1, seed=0))
+        recovery.recovery(0.0025, n_resamples=1)
+    rep = recovery.repeated_recovery(0.001, n_repeats=2, starts=recovery.start_grid(n=1, seed=0))
     assert rep.loc["eps", "rel_rmse"] < 0.05
     with pytest.raises(ValueError):
-        refit.repeated_recovery(0.001, n_repeats=1)
+        recovery.repeated_recovery(0.001, n_repeats=1)
 
 
 def test_read_cache_invalid_name():
     with pytest.raises(ValueError):
-        refit.read_cache("other.csv")
+        recovery.read_cache("other.csv")
 
 
 # --- views ----------------------------------------------------------------------------------

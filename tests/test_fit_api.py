@@ -143,11 +143,11 @@ def test_bootstrap_bca_and_percentile() -> None:
 
 
 def test_built_in_laws_have_default_starts_and_named_inputs() -> None:
-    from moelaws.comprehensive import refit
+    from moelaws.comprehensive import recovery as comprehensive_recovery
     from moelaws.comprehensive.tables import table8
     from moelaws.leverage import recovery
 
-    joint = refit.joint_law()
+    joint = comprehensive_recovery.joint_law()
     assert set(joint.inputs) | {"N", "D"} <= set(table8().columns)
     assert fit._grid(joint.default_starts, joint.names).shape == (384, 12)
     eq4 = recovery.eq4_law()

@@ -3,11 +3,23 @@
 Modules: :mod:`~moelaws.allocation.law` (Eq. 1 and the Section 3.3 coefficient laws),
 :mod:`~moelaws.allocation.derivation` (App. A: Eq. 3, the optimality condition, Eq. 4),
 :mod:`~moelaws.allocation.extended_loss` (Eq. 2 with Table 1), :mod:`~moelaws.allocation.design`
-(App. C FLOPs split and configurations with a chosen r), :mod:`~moelaws.allocation.experiment`
+(App. C FLOPs split and configurations with a chosen r), :mod:`~moelaws.allocation.checks`
 (App. B.1, Table 2, the leverage paper's Table 12 and Eq. 5), :mod:`~moelaws.allocation.toy`
 (our toy-scale sweep; imports torch only when regenerating).
 """
 
+from moelaws.allocation.checks import (
+    attention_share_at_optimum,
+    compute_for_batch,
+    compute_for_eta,
+    hyperparameter_check,
+    leverage_batch_opt,
+    leverage_eta_opt,
+    leverage_table12,
+    table2,
+    table12_config,
+    table12_flops,
+)
 from moelaws.allocation.derivation import (
     capacity_parameters_for_eq4,
     elasticities,
@@ -21,18 +33,6 @@ from moelaws.allocation.derivation import (
     symbolic_check,
 )
 from moelaws.allocation.design import config_for_ratio, flops_split
-from moelaws.allocation.experiment import (
-    attention_share_at_optimum,
-    compute_for_batch,
-    compute_for_eta,
-    hyperparameter_check,
-    leverage_batch_opt,
-    leverage_eta_opt,
-    leverage_table12,
-    table2,
-    table12_config,
-    table12_flops,
-)
 from moelaws.allocation.extended_loss import (
     READINGS,
     deviation,

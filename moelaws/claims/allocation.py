@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from moelaws import arch
-from moelaws.allocation import derivation, experiment, extended_loss, law
+from moelaws.allocation import checks, derivation, extended_loss, law
 from moelaws.claims.core import Claim
 
 P = "allocation"
@@ -35,7 +35,7 @@ def _sparsity_of_config(n_experts_total: int) -> float:
 
 
 def _lr_truncated(label: str) -> float:
-    t = experiment.hyperparameter_check().set_index("label")
+    t = checks.hyperparameter_check().set_index("label")
     return float(t.loc[label, "table 12 eta truncated"])
 
 
@@ -66,7 +66,7 @@ def _eq2_minimum() -> float:
 
 @lru_cache(maxsize=1)
 def _share_at_optimum() -> np.ndarray:
-    table = experiment.attention_share_at_optimum(float(S_LEVELS[2]))
+    table = checks.attention_share_at_optimum(float(S_LEVELS[2]))
     return table["attention share with logits at r* (%)"].to_numpy()
 
 
@@ -114,12 +114,12 @@ CLAIMS: list[Claim] = [
             "the chapter compares them with it as context only. " + _TABLE12,
             kind="cross-paper",
         )
-        for row in experiment.table2().itertuples()
+        for row in checks.table2().itertuples()
     ],
     Claim(
         P, "App. B.1 + App. C (value application read as 2·n_ctx·d per token)",
         "largest max/min ratio of per-token C_A + C_E within a leverage Table 12 group",
-        "1", lambda: experiment.compute_spread("C_A+C_E"), tolerance=0.005,
+        "1", lambda: checks.compute_spread("C_A+C_E"), tolerance=0.005,
         tolerance_reason="Widths are integers (d_model in steps of 8 or more), so a design "
         "that holds compute fixed can only do so to a few tenths of a percent.",
         explanation="The paper holds per-token compute fixed within a label; the arch reading "
@@ -130,7 +130,7 @@ CLAIMS: list[Claim] = [
     Claim(
         P, "App. B.1 + App. C (value application as printed, 2·n_ctx·d² per sequence)",
         "largest max/min ratio of per-token C_A + C_E within a leverage Table 12 group",
-        "1", lambda: experiment.compute_spread("C_A+C_E printed"), tolerance=0.005,
+        "1", lambda: checks.compute_spread("C_A+C_E printed"), tolerance=0.005,
         tolerance_reason="As for the arch reading: integer widths allow a few tenths of a "
         "percent.",
         expected="discrepancy",
@@ -157,7 +157,7 @@ CLAIMS: list[Claim] = [
     Claim(
         P, "Eq. 1 + Section 3.3, C = training FLOPs 1e21 (App. B.1's largest)",
         "largest r* over the four sparsities (must be ≤ 1.5, the swept maximum)", "1.5",
-        lambda: max(_r_star(experiment.MAX_TRAINING_FLOPS, i) for i in range(4)),
+        lambda: max(_r_star(checks.MAX_TRAINING_FLOPS, i) for i in range(4)),
         relation="<=", expected="discrepancy",
         explanation=_SWEEP + " At 1e21 FLOPs the law gives r* = 1.79 for S = 82.35 % (it "
         "passes 1.5 at 3.4e20): an optimum outside the swept range, so either no S = 82.35 % "
@@ -169,7 +169,7 @@ CLAIMS: list[Claim] = [
         "largest r* over the four sparsities if C were per-token compute (must be ≥ 0.2)",
         "0.2",
         lambda: max(
-            _r_star(float(experiment.table12_flops()["training_flops_per_token"].max()), i)
+            _r_star(float(checks.table12_flops()["training_flops_per_token"].max()), i)
             for i in range(4)
         ),
         relation=">=", expected="discrepancy",
@@ -204,8 +204,8 @@ CLAIMS: list[Claim] = [
     Claim(
         P, "Section 2.3 / 6.1 (higher sparsity favours attention), C = 1e21",
         "r*(S = 82.35 %) / r*(S = 97.67 %) at 1e21 FLOPs (above 1 if so)", "1",
-        lambda: _r_star(experiment.MAX_TRAINING_FLOPS, 0) / _r_star(
-            experiment.MAX_TRAINING_FLOPS, 3), relation=">",
+        lambda: _r_star(checks.MAX_TRAINING_FLOPS, 0) / _r_star(
+            checks.MAX_TRAINING_FLOPS, 3), relation=">",
         explanation="Holds for the extreme sparsities at the largest budget.",
         kind="consistency",
     ),
@@ -224,8 +224,8 @@ CLAIMS: list[Claim] = [
     Claim(
         P, "Section 2.3 / 6.1 (higher sparsity favours attention), C = 1e21, S = 95.38 % vs "
         "97.67 %", "r*(S = 95.38 %) / r*(S = 97.67 %) at 1e21 FLOPs (above 1 if so)", "1",
-        lambda: _r_star(experiment.MAX_TRAINING_FLOPS, 2) / _r_star(
-            experiment.MAX_TRAINING_FLOPS, 3), relation=">", expected="discrepancy",
+        lambda: _r_star(checks.MAX_TRAINING_FLOPS, 2) / _r_star(
+            checks.MAX_TRAINING_FLOPS, 3), relation=">", expected="discrepancy",
         explanation="Even at the largest budget the fitted law gives the sparsest setting a "
         "larger r* than S = 95.38 %: r* is smallest near S = 96 % at 1e21 FLOPs (near 93 % at "
         "2e18). The difference (3 %) is below the resolution of the r sweeps (steps of "

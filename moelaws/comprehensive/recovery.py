@@ -469,7 +469,8 @@ def regenerate_cache(
     3 starts (every start reaches the same optimum once the tolerances are tight, so more would
     only cost time).
 
-    Usage: ``python -m moelaws.comprehensive.refit`` (about 35 minutes on 2 heavily shared cores).
+    Usage: ``python -m moelaws.comprehensive.recovery`` (about 35 minutes on 2 heavily shared
+    cores).
 
     Returns
     -------
@@ -513,7 +514,7 @@ def read_cache(name: str = CACHE) -> pd.DataFrame:
     if name not in (CACHE, REPEATS_CACHE):
         raise ValueError(f"name must be {CACHE!r} or {REPEATS_CACHE!r}")
     if not data_file("comprehensive", name).is_file():
-        raise ValueError("no cached results; run python -m moelaws.comprehensive.refit")
+        raise ValueError("no cached results; run python -m moelaws.comprehensive.recovery")
     return read_csv("comprehensive", name)
 
 
