@@ -17,11 +17,11 @@ from moelaws.validation import guard_public
 def holistic_eq2_table2() -> pd.DataFrame:
     """Holistic Table 2 beside Eq. 2 at its six budgets, differences in last-digit units.
 
-    See :func:`moelaws.holistic.analysis.eq2_table2`.
+    See :func:`moelaws.holistic.checks.eq2_table2`.
     """
-    from moelaws.holistic import analysis
+    from moelaws.holistic import checks
 
-    return analysis.eq2_table2().reset_index(drop=True)
+    return checks.eq2_table2().reset_index(drop=True)
 
 
 EQ2_DIFF_COLUMNS = ("M diff (last digits)", "D diff (last digits)")

@@ -39,12 +39,12 @@ def m_outside_target(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _holistic_appendix() -> pd.DataFrame:
-    from moelaws.holistic import analysis
+    from moelaws.holistic import checks
 
     # M_dev first after the row's identity: it is the column the highlights are about.
     columns = ["table", "scale", "row", "M_dev", "M", "M_target", "d", "L_d", "d_d", "L_m", "d_m",
                "L", "N_a", "N", "M/N_a", "N/N_a"]
-    return analysis.appendix_counts()[columns].reset_index(drop=True)
+    return checks.appendix_counts()[columns].reset_index(drop=True)
 
 
 def _comprehensive_table8() -> pd.DataFrame:

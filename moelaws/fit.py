@@ -4,8 +4,8 @@ The careful replications (Hoffmann et al. 2022; Besiroglu et al. 2024, "Chinchil
 a replication attempt"; Porian et al. 2024; Li et al. 2025, "(Mis)fitting scaling laws")
 converge on one recipe, implemented here once:
 
-* power laws ``y = a·x^b`` fitted by ordinary least squares in log space (statsmodels;
-  :func:`fit_power_law`);
+* power laws ``y = a·x^b`` (or ``E + a·x^b``) fitted by least squares in log space
+  (statsmodels; :func:`fit_power_law`);
 * sums of power laws fitted as ``log L = LogSumExp(...)`` with a robust loss on the log
   residuals from a grid of starts (:func:`fit_law`, :func:`chinchilla_law`,
   :data:`HOFFMANN_GRID`). The objective is evaluated at every start at once with NumPy and
@@ -32,8 +32,10 @@ outside the law's domain, bounds that do not match the parameters, counts above 
 success at an interior, well-conditioned optimum (:class:`moelaws.fit_checks.FitDiagnostics`;
 :attr:`FitResult.reason` says which check failed).
 
-Power laws (:func:`fit_power_law`, OLS in log space) are used by Holistic (the Eq. 2 refit)
-and Allocation (the size law); Constrained fits its Table 3 regressions with statsmodels OLS
+Power laws (:func:`fit_power_law`, OLS in log space, optionally above a fixed or fitted
+offset) are used by Holistic (the Eq. 2 refit and our Fig. 5b/6b fits), Comprehensive (the
+Eq. 33 form fitted to the derived L*(C)) and Allocation (the size law); Constrained fits its
+Table 3 regressions (several regressors, not power laws of one variable) with statsmodels OLS
 directly. Anatomy fits nothing.
 """
 
@@ -97,47 +99,117 @@ def _positive(name: str, x: Array) -> None:
 
 @dataclass(frozen=True)
 class PowerLawFit:
-    """``y = coef · x^exponent`` fitted in log space, with standard errors from OLS."""
+    """``y = offset + coef · x^exponent`` fitted in log space, with standard errors and 95 %
+    t-intervals (the ``offset`` is 0 unless the fit was given or fitted one)."""
 
     coef: float
     exponent: float
     log_coef_se: float
     exponent_se: float
     r2: float
+    exponent_ci: tuple[float, float]
+    coef_ci: tuple[float, float]
+    n: int
+    log_cov: tuple[tuple[float, float], tuple[float, float]]
+    """Covariance of (log coef, exponent)."""
+    dof: int
+    """Residual degrees of freedom of the fit."""
+    offset: float = 0.0
 
     def __call__(self, x: Array | float) -> Array:
-        return self.coef * np.asarray(x, dtype=float) ** self.exponent
+        return self.offset + self.coef * np.asarray(x, dtype=float) ** self.exponent
+
+    def band(self, x: Array | float, level: float = 0.95) -> tuple[Array, Array]:
+        """The ``level`` confidence band of the fitted mean at ``x`` (t-interval of
+        ``log a + b·log x`` mapped back through the offset; the offset is held fixed)."""
+        lx = np.log(np.asarray(x, dtype=float))
+        cov = np.asarray(self.log_cov)
+        se = np.sqrt(cov[0, 0] + 2 * cov[0, 1] * lx + cov[1, 1] * lx**2)
+        half = float(stats.t.ppf(0.5 + level / 2, self.dof)) * se
+        mid = np.log(self.coef) + self.exponent * lx
+        return self.offset + np.exp(mid - half), self.offset + np.exp(mid + half)
 
 
-def fit_power_law(x: Array | Sequence[float], y: Array | Sequence[float]) -> PowerLawFit:
-    """Fit ``y = a·x^b`` by ordinary least squares on ``log y = log a + b·log x``
-    (:class:`statsmodels.regression.linear_model.OLS`).
+def _finite_number(name: str, value: object) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number, not {value!r:.40}")
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite (got an integer beyond float range)") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite (got {value})")
+    return value
 
-    Parameters
-    ----------
-    x, y
-        Finite, positive values of equal length, with at least 3 distinct ``x`` (two
-        parameters plus one, so that the fit has a residual) and at most
-        :data:`~moelaws.fit_checks.MAX_ROWS` points.
 
-    Raises
-    ------
-    ValueError
-        For non-numeric, non-finite or non-positive values, mismatched lengths, more than
-        :data:`~moelaws.fit_checks.MAX_ROWS` points, or fewer than 3 distinct ``x``.
-    """
+def _power_law_data(x: object, y: object, offset: float) -> tuple[Array, Array]:
     x = checks.numeric_array("x", x)
     y = checks.numeric_array("y", y)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError("x and y must be 1-D arrays of the same length")
     checks.rows("x", x.size)
     _positive("x", x)
-    _positive("y", y)
+    if offset == 0:
+        _positive("y", y)
+    elif np.any(~np.isfinite(y)) or np.any(y <= offset):
+        raise ValueError(f"y must be finite and above the offset ({offset:g})")
     if np.unique(x).size < 3:
-        raise ValueError(f"a power-law fit needs at least 3 distinct x (2 parameters plus one); "
-                         f"got {np.unique(x).size}")
-    ly = np.log(y)
+        raise ValueError(f"a power-law fit needs at least 3 distinct x (2 parameters plus one, "
+                         f"or the 3 of a free offset); got {np.unique(x).size}")
+    return x, y
+
+
+def _t_interval(value: float, se: float, dof: int) -> tuple[float, float]:
+    half = float(stats.t.ppf(0.975, dof)) * se
+    return value - half, value + half
+
+
+def fit_power_law(
+    x: Array | Sequence[float],
+    y: Array | Sequence[float],
+    offset: float = 0.0,
+    free_offset: bool = False,
+) -> PowerLawFit:
+    """Fit ``y = offset + a·x^b`` in log space: ordinary least squares on
+    ``log(y − offset) = log a + b·log x`` (:class:`statsmodels.regression.linear_model.OLS`),
+    or, with ``free_offset``, least squares on ``log y`` with the offset fitted too.
+
+    Parameters
+    ----------
+    x, y
+        Finite, positive values of equal length (``y`` above ``offset``), with at least 3
+        distinct ``x`` (two parameters plus one, so that the fit has a residual; with
+        ``free_offset``, three parameters and no residual at 3 points, where the standard
+        errors and intervals are NaN) and at most :data:`~moelaws.fit_checks.MAX_ROWS` points.
+    offset
+        The asymptote ``y`` approaches (``0``: a plain power law); with ``free_offset`` the
+        start of its fit.
+    free_offset
+        Fit the offset as well (:func:`scipy.optimize.least_squares` on ``log y`` with tight
+        tolerances, started from the fixed-offset fit). Its intervals are the Gauss-Newton
+        (linearised) ones.
+
+    Returns
+    -------
+    PowerLawFit
+        Coefficient, exponent, their standard errors (of ``log a`` and ``b``) and 95 %
+        t-intervals, R² in log space, the number of points and the offset.
+
+    Raises
+    ------
+    ValueError
+        For non-numeric, non-finite or non-positive values, ``y`` not above ``offset``,
+        mismatched lengths, more than :data:`~moelaws.fit_checks.MAX_ROWS` points, or too few
+        distinct ``x``.
+    """
+    offset = _finite_number("offset", offset)
+    checks.flag("free_offset", free_offset)
+    x, y = _power_law_data(x, y, offset)
+    ly = np.log(y - offset)
     ols = sm.OLS(ly, sm.add_constant(np.log(x), has_constant="add")).fit()
+    if free_offset:
+        return _free_offset_fit(x, y, offset, ols.params)
+    ci = ols.conf_int(0.05)
     # An exact fit of a constant y leaves R² undefined (0/0); the line then explains all of it.
     r2 = float(ols.rsquared) if np.ptp(ly) > 0 else 1.0
     return PowerLawFit(
@@ -146,6 +218,50 @@ def fit_power_law(x: Array | Sequence[float], y: Array | Sequence[float]) -> Pow
         log_coef_se=float(ols.bse[0]),
         exponent_se=float(ols.bse[1]),
         r2=r2,
+        exponent_ci=(float(ci[1, 0]), float(ci[1, 1])),
+        coef_ci=(float(np.exp(ci[0, 0])), float(np.exp(ci[0, 1]))),
+        n=int(x.size),
+        log_cov=_pair(ols.cov_params()),
+        dof=int(ols.df_resid),
+        offset=offset,
+    )
+
+
+def _pair(cov: Array) -> tuple[tuple[float, float], tuple[float, float]]:
+    return ((float(cov[0, 0]), float(cov[0, 1])), (float(cov[1, 0]), float(cov[1, 1])))
+
+
+def _free_offset_fit(x: Array, y: Array, offset: float, start: Array) -> PowerLawFit:
+    lx, ly = np.log(x), np.log(y)
+
+    def residuals(q: Array) -> Array:
+        return np.log(q[0] + np.exp(q[1] + q[2] * lx)) - ly
+
+    res = optimize.least_squares(
+        residuals, [offset, start[0], start[1]], x_scale=[1.0, 10.0, 0.1],
+        xtol=1e-14, ftol=1e-14, gtol=1e-14,
+    )
+    if not (res.success and np.all(np.isfinite(res.x))):
+        raise ValueError(f"the free-offset power-law fit did not converge: {res.message}")
+    dof = x.size - 3
+    sigma2 = float(np.sum(res.fun**2)) / dof if dof > 0 else math.nan
+    cov = sigma2 * np.linalg.pinv(res.jac.T @ res.jac)
+    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    total = float(np.sum((ly - ly.mean()) ** 2))
+    r2 = 1.0 - float(np.sum(res.fun**2)) / total if total > 0 else 1.0
+    lo_a, hi_a = _t_interval(float(res.x[1]), float(se[1]), dof)
+    return PowerLawFit(
+        coef=float(np.exp(res.x[1])),
+        exponent=float(res.x[2]),
+        log_coef_se=float(se[1]),
+        exponent_se=float(se[2]),
+        r2=r2,
+        exponent_ci=_t_interval(float(res.x[2]), float(se[2]), dof),
+        coef_ci=(float(np.exp(lo_a)), float(np.exp(hi_a))),
+        n=int(x.size),
+        log_cov=_pair(cov[1:, 1:]),
+        dof=dof,
+        offset=float(res.x[0]),
     )
 
 

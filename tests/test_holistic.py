@@ -11,7 +11,8 @@ import pytest
 
 from moelaws import arch
 from moelaws import holistic as h
-from moelaws.holistic import analysis
+from moelaws.fit import fit_power_law
+from moelaws.holistic import checks, feasible, fits
 from moelaws.holistic import tables as data
 from moelaws.holistic.transcribe import main as transcribe_main
 from moelaws.holistic.transcribe import parse_appendix_tables
@@ -53,16 +54,16 @@ def test_eq2_rejects_invalid_budgets(bad: float) -> None:
 
 
 def test_eq2_refit_and_rounding_analysis() -> None:
-    refit = analysis.refit_eq2()
+    refit = checks.refit_eq2()
     assert refit["M_exp"] == pytest.approx(0.543725, abs=2e-6)
     assert refit["M_coef_at_printed_exp"] == pytest.approx(0.04368, abs=5e-6)
-    assert analysis.eq2_consistent_with_printed("M")
-    assert analysis.eq2_consistent_with_printed("D")
-    frame = analysis.eq2_consistent_coefficients("M")
+    assert checks.eq2_consistent_with_printed("M")
+    assert checks.eq2_consistent_with_printed("D")
+    frame = checks.eq2_consistent_coefficients("M")
     assert ((frame["coef_min"] <= frame["coef_max"]) & (frame["exponent"] > 0.5436)).all()
     with pytest.raises(ValueError, match="quantity"):
-        analysis.eq2_consistent_coefficients("N")
-    table = analysis.eq2_table2()
+        checks.eq2_consistent_coefficients("N")
+    table = checks.eq2_table2()
     assert table["M diff (last digits)"].abs().max() == pytest.approx(2.717, abs=1e-3)
 
 
@@ -157,7 +158,7 @@ def test_ratio_bounds_eq5() -> None:
     bounds = h.ratio_bounds()
     assert bounds["M/N_a"] == (6.0, math.inf)
     assert bounds["N/N_a"] == (1.0, 289 / 9)
-    frame = analysis.appendix_counts()
+    frame = checks.appendix_counts()
     assert frame["M/N_a"].min() > 6 and frame["N/N_a"].max() < 289 / 9
 
 
@@ -165,7 +166,7 @@ def test_ratio_bounds_eq5() -> None:
 
 
 def test_every_appendix_row_lies_in_its_own_feasible_range() -> None:
-    frame = analysis.appendix_counts()
+    frame = checks.appendix_counts()
     for scale, rows in frame.groupby("scale"):
         rng = h.feasible_d_range(rows["M"].to_numpy(), rows["N_a"].to_numpy(),
                                  rows["N"].to_numpy(), **h.table4_heads(scale).as_kwargs(),
@@ -176,7 +177,7 @@ def test_every_appendix_row_lies_in_its_own_feasible_range() -> None:
 
 
 def test_solve_layers_recovers_appendix_rows_exactly() -> None:
-    frame = analysis.appendix_counts()
+    frame = checks.appendix_counts()
     for scale, rows in frame.groupby("scale"):
         sol = h.solve_layers(rows["M"].to_numpy(), rows["N_a"].to_numpy(), rows["N"].to_numpy(),
                              rows["d"].to_numpy(), **h.table4_heads(scale).as_kwargs())
@@ -231,7 +232,7 @@ def test_feasible_range_rejects_invalid_input(kwargs: dict, match: str) -> None:
 
 
 def test_median_proxy_matches_the_grid_tables_at_large_scale() -> None:
-    check = analysis.median_proxy_check()
+    check = checks.median_proxy_check()
     ratio = check.groupby("table")["d / proxy"].median()
     # Our proxy sits within 2 % (median) of the printed d at 1e20-3e20 and 8-16 % below it at
     # 1e18-3e19, where few layers make the interval's construction matter.
@@ -357,67 +358,67 @@ def test_transcription_of_the_paper_matches_the_csv(paper_text) -> None:
 
 
 def test_m_tolerance_and_grid_analysis() -> None:
-    table = analysis.m_tolerance_by_table().set_index("table")
+    table = checks.m_tolerance_by_table().set_index("table")
     assert int(table["rows"].sum()) == 667 and int(table["within"].sum()) == 418
     assert (table.loc[[18, 20, 21], "share"] == 1.0).all()
-    assert analysis.max_abs_m_deviation(10) == pytest.approx(19.044, abs=1e-3)
+    assert checks.max_abs_m_deviation(10) == pytest.approx(19.044, abs=1e-3)
     with pytest.raises(ValueError, match="Table 4"):
-        analysis.max_abs_m_deviation(4)
+        checks.max_abs_m_deviation(4)
     with pytest.raises(ValueError, match="tolerance"):
-        analysis.m_tolerance_by_table(0.0)
-    grid = analysis.grid_summary().set_index("table")
+        checks.m_tolerance_by_table(0.0)
+    grid = checks.grid_summary().set_index("table")
     assert list(grid["distinct cells"]) == [36, 34, 34, 35, 36, 36]
     assert (grid["max |M/N_a dev| (%)"] < 3.2).all()
-    quant = analysis.grid_quantisation()
+    quant = checks.grid_quantisation()
     gap = quant["M at grid r, row L (dev %)"] - quant["M_dev"] * 100
     assert np.corrcoef(quant["M at grid r, row L (dev %)"], quant["M_dev"])[0, 1] > 0.98
     assert gap.abs().median() < 0.5
-    scan = analysis.head_setting_scan(13)
+    scan = checks.head_setting_scan(13)
     assert scan.iloc[0]["N_q"] * scan.iloc[0]["d_qkv"] == 1024
     with pytest.raises(ValueError, match="grid"):
-        analysis.head_setting_scan(16)
+        checks.head_setting_scan(16)
 
 
 def test_sec43_and_sweeps() -> None:
-    summary = analysis.sec43_summary()
+    summary = checks.sec43_summary()
     assert len(summary) == 10 and int(summary["rows"].sum()) == 144
-    sweeps = analysis.sweep_targets().set_index("scale")
+    sweeps = checks.sweep_targets().set_index("scale")
     assert (sweeps["sweep d min"] >= sweeps["feasible d min"]).all()
     assert (sweeps["feasible d max at top row (N_a, N)"] >= sweeps["sweep d max"]).all()
     assert sweeps.loc["3e20", "M/N_a"] == pytest.approx(8.219, abs=1e-3)
-    n = analysis.n_over_na_summary()
+    n = checks.n_over_na_summary()
     assert (n["d_m step effect"] < 0.6).all()
-    assert analysis.realised_n_over_na("1e18", 16) == pytest.approx(21.95, abs=0.01)
+    assert checks.realised_n_over_na("1e18", 16) == pytest.approx(21.95, abs=0.01)
     with pytest.raises(ValueError, match="no rows"):
-        analysis.realised_n_over_na("1e18", 9 + 1)
+        checks.realised_n_over_na("1e18", 9 + 1)
 
 
 def test_our_fits() -> None:
-    fit = analysis.optimal_ratio_fit(6.0)
+    fit = fits.optimal_ratio_fit(6.0)
     assert fit.exponent_ci[0] < fit.exponent < fit.exponent_ci[1] < 0
-    plain = analysis.optimal_ratio_fit(0.0)
+    plain = fits.optimal_ratio_fit(0.0)
     assert plain.exponent < 0 and plain.r2 < fit.r2
     c = np.logspace(18, 21, 8)
-    synthetic = analysis.power_fit(c, 3.0 + 2.0 * c**-0.1, offset=3.0)
+    synthetic = fit_power_law(c, 3.0 + 2.0 * c**-0.1, offset=3.0)
     assert synthetic.coef == pytest.approx(2.0) and synthetic.exponent == pytest.approx(-0.1)
     with pytest.raises(ValueError, match="at least 3"):
-        analysis.power_fit(c[:2], c[:2])
+        fit_power_law(c[:2], c[:2])
     with pytest.raises(ValueError, match="above the offset"):
-        analysis.power_fit(c, np.ones_like(c), offset=2.0)
-    fits = analysis.d_range_fits().set_index("quantity")
-    assert (fits["exponent"] > 0.15).all() and (fits["exponent"] < 0.3).all()
+        fit_power_law(c, np.ones_like(c), offset=2.0)
+    d_fits = fits.d_range_fits().set_index("quantity")
+    assert (d_fits["exponent"] > 0.15).all() and (d_fits["exponent"] < 0.3).all()
 
 
 def test_figure3_grid() -> None:
-    grid = analysis.figure3_grid(n_points=30)
+    grid = feasible.figure3_grid(n_points=30)
     assert len(grid) > 100
     assert (grid["d_min"] <= grid["d_max"]).all() and (grid["width"] >= 0).all()
     assert (grid["N"] > grid["N_a"]).all() and (grid["N"] / grid["N_a"] < 289 / 9).all()
     assert (grid["N_a"] < 5.939e9 / 6).all()
     with pytest.raises(ValueError, match="n_points"):
-        analysis.figure3_grid(n_points=1)
+        feasible.figure3_grid(n_points=1)
     with pytest.raises(ValueError, match="M must be"):
-        analysis.figure3_grid(M=-1.0)
+        feasible.figure3_grid(M=-1.0)
 
 
 def test_remaining_helpers_and_their_errors(tmp_path: Path) -> None:
@@ -429,7 +430,7 @@ def test_remaining_helpers_and_their_errors(tmp_path: Path) -> None:
         h.median_d(1e9, 1e8, -1.0, n_q=4, n_kv=2, d_qkv=64)
     assert np.isnan(h.hidden_size(-5.0, 2.0, 5.0, 1.0))
     with pytest.raises(ValueError, match="quantity"):
-        analysis.eq2_consistent_with_printed("L")
+        checks.eq2_consistent_with_printed("L")
     report = h.design_report(1e19)
     assert set(report.deviations()) == {"M", "N_a", "N"}
     assert max(abs(v) for v in report.deviations().values()) <= 0.05
@@ -449,22 +450,22 @@ def test_remaining_helpers_and_their_errors(tmp_path: Path) -> None:
 
 
 def test_transcription_checks_use_redundant_columns() -> None:
-    checks = analysis.transcription_checks()
-    assert checks["rows"] == checks["d_d = 3d"] == checks["L = L_d + L_m"] == 667
-    assert 0.1 < checks["grid median |M/N_a dev| min (%)"] < 0.2
-    assert 0.6 < checks["grid median |M/N_a dev| max (%)"] < 0.7
+    counts = checks.transcription_checks()
+    assert counts["rows"] == counts["d_d = 3d"] == counts["L = L_d + L_m"] == 667
+    assert 0.1 < counts["grid median |M/N_a dev| min (%)"] < 0.2
+    assert 0.6 < counts["grid median |M/N_a dev| max (%)"] < 0.7
 
 
 def test_whole_layers_force_only_a_minority_of_grid_misses() -> None:
-    breakdown = analysis.grid_m_miss_breakdown()
+    breakdown = checks.grid_m_miss_breakdown()
     assert breakdown == {"rows": 216, "out of band": 139, "forced by whole layers": 30,
                          "avoidable": 109}
-    signs = analysis.grid_m_sign_by_scale().set_index("scale")
+    signs = checks.grid_m_sign_by_scale().set_index("scale")
     assert (signs.loc[["1e19", "1e20"], "below target"] == 36).all()
     assert (signs.loc[["3e18", "3e19"], "above target"] == 36).all()
     assert signs.loc["1e20", "median dev (%)"] == pytest.approx(-8.82, abs=0.01)
     # The 1e20, r = 9 example: L = 22 would land within the band, the rows use fewer layers.
-    quant = analysis.grid_quantisation()
+    quant = checks.grid_quantisation()
     example = quant[(quant["scale"] == "1e20") & (quant["grid M/N_a"] == 9)]
     assert example["best L at grid r"].iloc[0] == 22
     assert example["best dev at grid r (%)"].iloc[0] == pytest.approx(1.65, abs=0.01)
@@ -472,17 +473,17 @@ def test_whole_layers_force_only_a_minority_of_grid_misses() -> None:
 
 
 def test_m_band_per_table_scale_block() -> None:
-    blocks = analysis.m_tolerance_by_block()
+    blocks = checks.m_tolerance_by_block()
     assert len(blocks) == 22 and int(blocks["within"].sum()) == 5
     kept = set(zip(blocks.loc[blocks["within"], "table"], blocks.loc[blocks["within"], "scale"],
                    strict=True))
     assert kept == {(15, "1e19"), (15, "1e20"), (18, "1e19"), (20, "1e20"), (21, "3e20")}
     with pytest.raises(ValueError):
-        analysis.m_tolerance_by_block(0.0)
+        checks.m_tolerance_by_block(0.0)
 
 
 def test_unembedding_share_of_m() -> None:
-    share = analysis.unembedding_share().set_index("scale")
+    share = checks.unembedding_share().set_index("scale")
     # Independently: 6·d·V over Table 2's M_opt, at the 1e18 sweep's median d = 516.
     assert share.loc["1e18", "sweep median d"] == 516
     assert share.loc["1e18", "6dV / M_opt at median d"] == pytest.approx(
@@ -496,9 +497,9 @@ def test_unembedding_share_of_m() -> None:
 
 
 def test_ratio_fit_extrapolation_and_common_r2() -> None:
-    assert analysis.ratio_fit_r2_linear(6.0) == pytest.approx(0.973, abs=1e-3)
-    assert analysis.ratio_fit_r2_linear(0.0) == pytest.approx(0.947, abs=1e-3)
-    ext = analysis.ratio_fit_extrapolation(np.array([1e22, 1e24])).set_index("C")
+    assert fits.ratio_fit_r2_linear(6.0) == pytest.approx(0.973, abs=1e-3)
+    assert fits.ratio_fit_r2_linear(0.0) == pytest.approx(0.947, abs=1e-3)
+    ext = fits.ratio_fit_extrapolation(np.array([1e22, 1e24])).set_index("C")
     assert ext.loc[1e24, "95% band low"] == pytest.approx(6.456, abs=1e-3)
     assert ext.loc[1e24, "95% band high"] == pytest.approx(6.944, abs=1e-3)
     assert ext.loc[1e24, "M/N_a (a C^b)"] < 6 < ext.loc[1e22, "M/N_a (a C^b)"]
@@ -507,21 +508,21 @@ def test_ratio_fit_extrapolation_and_common_r2() -> None:
 
 
 def test_n_over_na_offsets_in_rounding_steps() -> None:
-    steps = analysis.n_over_na_summary().set_index("scale")["sweep offset / step effect"]
+    steps = checks.n_over_na_summary().set_index("scale")["sweep offset / step effect"]
     assert (steps[["1e18", "3e18"]] > 5).all()
     assert ((steps[["1e19", "3e19"]] > 2) & (steps[["1e19", "3e19"]] < 3)).all()
 
 
 def test_table3_is_consistent_with_itself() -> None:
-    t3 = analysis.table3_consistency()
+    t3 = checks.table3_consistency()
     assert t3["sum d^2"] == 4 and t3["discordant pairs"] == 2
-    assert round(t3["R2 from r"], 4) == analysis.TABLE3_PRINTED["R2"]
-    assert round(t3["rho from sum d^2"], 4) == analysis.TABLE3_PRINTED["Spearman rho"]
-    assert round(t3["tau from discordant"], 4) == analysis.TABLE3_PRINTED["Kendall tau"]
+    assert round(t3["R2 from r"], 4) == checks.TABLE3_PRINTED["R2"]
+    assert round(t3["rho from sum d^2"], 4) == checks.TABLE3_PRINTED["Spearman rho"]
+    assert round(t3["tau from discordant"], 4) == checks.TABLE3_PRINTED["Kendall tau"]
     assert t3["Kendall tau (scipy)"] == pytest.approx(t3["tau from discordant"])
-    assert t3["Spearman p"] == pytest.approx(analysis.TABLE3_PRINTED["Spearman p"], rel=0.01)
-    assert t3["Kendall p"] == pytest.approx(analysis.TABLE3_PRINTED["Kendall p"], rel=0.01)
-    assert t3["Pearson p"] == pytest.approx(analysis.TABLE3_PRINTED["Pearson p"], rel=0.02)
+    assert t3["Spearman p"] == pytest.approx(checks.TABLE3_PRINTED["Spearman p"], rel=0.01)
+    assert t3["Kendall p"] == pytest.approx(checks.TABLE3_PRINTED["Kendall p"], rel=0.01)
+    assert t3["Pearson p"] == pytest.approx(checks.TABLE3_PRINTED["Pearson p"], rel=0.02)
 
 
 def test_over_670_counts_app_e_runs() -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from moelaws.claims.core import Claim
-from moelaws.holistic import analysis
+from moelaws.holistic import checks, fits
 from moelaws.holistic import tables as data
 from moelaws.holistic.law import optimal_flops_per_token, optimal_tokens, ratio_bounds
 
@@ -32,7 +32,7 @@ def _table2_value(quantity: str, row: int) -> Callable[[], float]:
 
 _EQ2_ROUNDING = (
     "Eq. 2's coefficients are printed rounded (4-5 significant digits) while Table 2 was "
-    "evidently computed with unrounded ones: moelaws.holistic.analysis."
+    "evidently computed with unrounded ones: moelaws.holistic.checks."
     "eq2_consistent_coefficients finds unrounded pairs that print exactly as Eq. 2 (e.g. "
     "exponent 0.543703, coefficient 0.043675 for M) and reproduce all six Table 2 entries. "
     "Rounding the exponent moves C^b by up to 0.1 % at 3e20, i.e. a few units of Table 2's "
@@ -60,7 +60,7 @@ for i, row in _TABLE2.iterrows():
             )
         )
 
-_REFIT = analysis.refit_eq2
+_REFIT = checks.refit_eq2
 _COEF_DEGENERACY = (
     "Our log-space OLS through Table 2 gives an exponent that prints as Eq. 2's but is not "
     "exactly it (0.543725 for M, 0.456298 for D); over C = 1e18-3e20 (mean log C = 44.2) an "
@@ -104,7 +104,7 @@ def _smallest_power_of_two() -> float:
 
 
 def _min_m_over_na() -> float:
-    return float(analysis.appendix_counts()["M/N_a"].min())
+    return float(checks.appendix_counts()["M/N_a"].min())
 
 
 CLAIMS += [
@@ -125,7 +125,7 @@ CLAIMS += [
     Claim(P, "Sec. 4.3 / App. F.3: '144 experiments in total' (Tables 5-8)", "rows",
           "144", _rows("4.3"), kind="consistency"),
     Claim(P, "Sec. 4.3: '10 distinct configurations' (Tables 5-8)", "configurations",
-          "10", lambda: float(analysis.sec43_configurations()["config"].nunique()),
+          "10", lambda: float(checks.sec43_configurations()["config"].nunique()),
           kind="consistency"),
     Claim(P, "Sec. 5.2: '6 x 6 x 6 = 216 unique experimental configurations' (Tables 9-14)",
           "rows", "216", _rows("5.2"), kind="consistency"),
@@ -141,11 +141,11 @@ CLAIMS += [
 _GRID_EXPLANATION = (
     "A few rows realise an N/N_a nearer a neighbouring sampled value than their own "
     "(deviations up to {dev}); Tables 9-14 hold M/N_a within ~3 % of the grid but let N/N_a "
-    "drift with the integer layer split. See analysis.grid_assignment."
+    "drift with the integer layer split. See checks.grid_assignment."
 )
 _GRID_MISSES = {10: "13 %", 11: "17 %", 12: "7 %"}
-_GRID_SUMMARY = analysis.grid_summary
-for scale, table in analysis.GRID_TABLES.items():
+_GRID_SUMMARY = checks.grid_summary
+for scale, table in checks.GRID_TABLES.items():
     miss = table in _GRID_MISSES
     CLAIMS.append(
         Claim(
@@ -170,11 +170,11 @@ _M_EXPLANATIONS = {
     "(L = 13 would give +2 %).",
     "5.2": "The grid rows hold M/N_a at its grid value (median deviation 0.2-0.6 %), so "
     "M = r/(r-6)·6·S·N_q·d_qkv·L is fixed by the integer L (an identity for held "
-    "coordinates; analysis.grid_quantisation). Whole layers force the miss for only 30 of "
+    "coordinates; checks.grid_quantisation). Whole layers force the miss for only 30 of "
     "the 139 out-of-band grid rows (6 of 36 (scale, M/N_a) pairs, best 5.1-8.8 %); the other "
-    "109 could have met the band with another L (analysis.grid_m_miss_breakdown). The "
+    "109 could have met the band with another L (checks.grid_m_miss_breakdown). The "
     "deviations are one-signed per scale (all below target at 1e19 and 1e20, all above at "
-    "3e18 and 3e19; analysis.grid_m_sign_by_scale), which quantisation cannot produce: "
+    "3e18 and 3e19; checks.grid_m_sign_by_scale), which quantisation cannot produce: "
     "perhaps a different M target per scale, not stated by the paper.",
     "5.3": "Table 15 samples M/N_a at fixed N/N_a; M again follows the integer L at the "
     "sampled M/N_a (e.g. 1e18, d = 1024: L = 5, M -8.7 %).",
@@ -191,13 +191,13 @@ for table, section in data.SECTION_OF_TABLE.items():
             f"Table 4 note: M within 5 % of the target, Table {table} (Sec. {section})",
             "largest |M/M_opt(C) - 1| over the table's rows (%)",
             "5",
-            lambda t=table: analysis.max_abs_m_deviation(t),
+            lambda t=table: checks.max_abs_m_deviation(t),
             relation="<=",
             expected="reproduced" if ok else "discrepancy",
             explanation="" if ok else _M_EXPLANATIONS[section]
             + " Counted with Eq. 3 and Table 4's heads, which put the grid rows' M/N_a on "
             "the sampled values better than any power-of-two setting with other query or "
-            "key-value widths (analysis.head_setting_scan), so the heads are not the cause.",
+            "key-value widths (checks.head_setting_scan), so the heads are not the cause.",
             kind="consistency",
         )
     )
@@ -207,7 +207,7 @@ _N_SWEEP_EXPLANATION = (
     "targets were not always met, blaming the M constraint and hardware multiples, but "
     "moving d_m by half a step of 8 changes N/N_a by only 0.1-0.55 (median): the offset is "
     "5-7 such steps at 1e18 and 3e18 (beyond rounding) but only 2.3-2.8 at 1e19 and 3e19 "
-    "(slightly above; analysis.n_over_na_summary). The 1e18-3e19 sweeps look built with "
+    "(slightly above; checks.n_over_na_summary). The 1e18-3e19 sweeps look built with "
     "N/N_a ~ 22."
 )
 _N_TABLE15_EXPLANATION = (
@@ -217,15 +217,15 @@ _N_TABLE15_EXPLANATION = (
 )
 _N_OK_SWEEP = {"1e20", "3e20"}
 _N_OK_T15 = {"1e20", "3e20"}
-for scale, table in analysis.SWEEP_TABLES.items():
-    chosen = analysis.F4_CHOSEN_N_OVER_NA[scale]
+for scale, table in checks.SWEEP_TABLES.items():
+    chosen = checks.F4_CHOSEN_N_OVER_NA[scale]
     CLAIMS.append(
         Claim(
             P,
             f"App. F.4 chosen N/N_a at C = {scale}, realised in the d sweep (Table {table})",
             "median N/N_a of the table's rows",
             chosen,
-            lambda s=scale, t=table: analysis.realised_n_over_na(s, t),
+            lambda s=scale, t=table: checks.realised_n_over_na(s, t),
             expected="reproduced" if scale in _N_OK_SWEEP else "discrepancy",
             explanation="" if scale in _N_OK_SWEEP else _N_SWEEP_EXPLANATION,
             kind="consistency",
@@ -237,7 +237,7 @@ for scale, table in analysis.SWEEP_TABLES.items():
             f"App. F.4 chosen N/N_a at C = {scale}, realised in Table 15 (Sec. 5.3)",
             "median N/N_a of the scale's rows",
             chosen,
-            lambda s=scale: analysis.realised_n_over_na(s, 15),
+            lambda s=scale: checks.realised_n_over_na(s, 15),
             expected="reproduced" if scale in _N_OK_T15 else "discrepancy",
             explanation="" if scale in _N_OK_T15 else _N_TABLE15_EXPLANATION,
             kind="consistency",
@@ -252,22 +252,22 @@ CLAIMS.append(
         "upper end of the 95 % interval of b in M/N_a = 6 + a·C^b (our fit to the design "
         "points of Tables 16-21)",
         "0",
-        lambda: analysis.optimal_ratio_fit(6.0).exponent_ci[1],
+        lambda: fits.optimal_ratio_fit(6.0).exponent_ci[1],
         relation="<",
         kind="consistency",
     )
 )
 
-_SWEEP = analysis.sweep_targets
+_SWEEP = checks.sweep_targets
 _SWEEP_TOP_EXPLANATION = (
     "The sweep's top rows leave the target (M, N_a, N): at the largest d, N_a is 4.5-9 % "
     "above and N/N_a 1.4-2.4 below the sweep's median (e.g. 1e18, d = 744: N/N_a = 19.6, "
     "N_a +9 %, M +6.8 %). With that row's own N_a and N (and the target M) our bound becomes "
-    "801 / 1109 / 1368 / 2010, above the swept maxima (analysis.sweep_targets)."
+    "801 / 1109 / 1368 / 2010, above the swept maxima (checks.sweep_targets)."
 )
 _SWEEP_TOP_MISS = {"1e18", "3e18", "1e19", "3e19"}
 _APPENDIX = data.load_appendix()
-for scale, table in analysis.SWEEP_TABLES.items():
+for scale, table in checks.SWEEP_TABLES.items():
     rows = _APPENDIX[_APPENDIX["table"] == table]
     d_lo, d_hi = str(int(rows["d"].min())), str(int(rows["d"].max()))
     miss = scale in _SWEEP_TOP_MISS

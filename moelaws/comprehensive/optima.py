@@ -10,6 +10,7 @@ import numpy as np
 from scipy import optimize
 
 from moelaws.comprehensive.law import constants, loss, size_factor, structure_factor
+from moelaws.fit import fit_power_law
 from moelaws.validation import positive
 
 Array = np.ndarray
@@ -459,7 +460,8 @@ def fit_compute_optimal_power_law(
         Budgets in the range (at least 3).
     free_offset
         ``True``: E, coef and exponent by least squares on ``log L*``; ``False``: E fixed at
-        ``C0`` (Eq. 30) and ``log(L* − C0)`` fitted linearly in ``log C``.
+        ``C0`` (Eq. 30) and ``log(L* − C0)`` fitted linearly in ``log C``. Both are
+        :func:`moelaws.fit.fit_power_law`.
 
     Returns
     -------
@@ -481,18 +483,6 @@ def fit_compute_optimal_power_law(
     Ls = compute_optimal_loss(Cs, N, G, S, p)
     asym = compute_optimal_asymptote(N, G, S, p)
     ratio = float(compute_optimal_active(C_max, N, G, S, p) / N)
-    lc = np.log(Cs)
-    slope, intercept = np.polyfit(lc, np.log(Ls - asym["offset"]), 1)
-    if not free_offset:
-        return {"offset": asym["offset"], "coef": float(np.exp(intercept)),
-                "exponent": float(-slope), "max_active_ratio": ratio}
-
-    def residuals(q: Array) -> Array:
-        return np.log(q[0] + np.exp(q[1] - q[2] * lc)) - np.log(Ls)
-
-    res = optimize.least_squares(
-        residuals, [asym["offset"], intercept, -slope], x_scale=[1.0, 10.0, 0.1],
-        xtol=1e-14, ftol=1e-14, gtol=1e-14,
-    )
-    return {"offset": float(res.x[0]), "coef": float(np.exp(res.x[1])),
-            "exponent": float(res.x[2]), "max_active_ratio": ratio}
+    fitted = fit_power_law(Cs, Ls, offset=asym["offset"], free_offset=free_offset)
+    return {"offset": fitted.offset, "coef": fitted.coef, "exponent": -fitted.exponent,
+            "max_active_ratio": ratio}

@@ -3,7 +3,8 @@
 Modules: :mod:`~moelaws.holistic.law` (Eq. 2-5), :mod:`~moelaws.holistic.feasible` (the
 feasible hidden sizes, Fig. 3, the median-d proxy), :mod:`~moelaws.holistic.design` (Sec. 7:
 budget -> architecture), :mod:`~moelaws.holistic.tables` (the transcribed tables),
-:mod:`~moelaws.holistic.analysis` (checks of the paper's statements and our fits) and
+:mod:`~moelaws.holistic.checks` (the paper's statements against its own tables and laws),
+:mod:`~moelaws.holistic.fits` (our power-law fits of Fig. 5b and Fig. 6b) and
 :mod:`~moelaws.holistic.transcribe` (the parser that produced the appendix CSV).
 """
 

@@ -3,7 +3,7 @@
 1. M and D from Eq. 2 (:func:`~moelaws.holistic.law.optimal_flops_per_token`).
 2. N_a = M / (M/N_a)_opt(C). Fig. 5b's law is printed only as a figure, so the default is our
    fit through the optimal configurations of the paper's d sweeps
-   (:func:`~moelaws.holistic.analysis.optimal_ratio_fit`).
+   (:func:`~moelaws.holistic.fits.optimal_ratio_fit`).
 3. N = (N/N_a)·N_a with App. F.4's chosen N/N_a (interpolated in log C between the scales,
    held constant outside them).
 4. d: Fig. 6b's d_opt law is not published either; the default is Sec. 4.3's median-d proxy,
@@ -22,8 +22,9 @@ import numpy as np
 import pandas as pd
 
 from moelaws.arch import MoEConfig
-from moelaws.holistic.analysis import F4_CHOSEN_N_OVER_NA, optimal_ratio_fit
+from moelaws.holistic.checks import F4_CHOSEN_N_OVER_NA
 from moelaws.holistic.feasible import FeasibleRange, feasible_d_range, hidden_size
+from moelaws.holistic.fits import optimal_ratio_fit
 from moelaws.holistic.law import (
     DENSE_RATIO,
     N_EXPERTS,

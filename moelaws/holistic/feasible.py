@@ -17,9 +17,11 @@ within the tolerance of M is admissible, with N_a and N held exactly.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from moelaws.holistic.law import (
     DENSE_RATIO,
@@ -29,6 +31,7 @@ from moelaws.holistic.law import (
     ArrayLike,
     HeadSettings,
     _check_routing,
+    table4_heads,
 )
 from moelaws.validation import positive
 
@@ -234,3 +237,43 @@ def solve_layers(
     with np.errstate(divide="ignore", invalid="ignore"):
         d_m = volume / (d * L_m)
     return LayerSolution(layers, L_d, L_m, d_m)
+
+
+def figure3_grid(
+    M: float = 5.9390e9,
+    heads: HeadSettings | None = None,
+    n_points: int = 60,
+    **kwargs: object,
+) -> pd.DataFrame:
+    """Fig. 3 recomputed: feasible d over the (N_a, N) plane at fixed M.
+
+    N_a spans (0, M/6) and N spans [N_a, 289/9·N_a] on a regular ``n_points`` x ``n_points``
+    grid (linear axes, as in Fig. 3); rows where no d is feasible are dropped. Default heads:
+    Table 4's at 3e20 (the scale whose M is 5.9390 GFLOPs). Extra keyword arguments go to
+    :func:`feasible_d_range`.
+
+    Raises
+    ------
+    ValueError
+        If ``n_points`` < 2 or M is not positive.
+    """
+    if n_points < 2:
+        raise ValueError("n_points must be at least 2")
+    if not (math.isfinite(M) and M > 0):
+        raise ValueError("M must be finite and positive")
+    heads = heads or table4_heads("3e20")
+    n_a_axis = np.linspace(M / 6 / n_points, M / 6 * (1 - 1e-9), n_points)
+    upper = (N_EXPERTS + 1) / (TOP_K + 1)
+    n_axis = np.linspace(n_a_axis[0], upper * n_a_axis[-1], n_points)
+    n_a, n = np.meshgrid(n_a_axis, n_axis, indexing="ij")
+    rng = feasible_d_range(M, n_a, n, **heads.as_kwargs(), **kwargs)  # type: ignore[arg-type]
+    frame = pd.DataFrame(
+        {
+            "N_a": n_a.ravel(),
+            "N": n.ravel(),
+            "d_min": np.ravel(rng.d_min),
+            "d_max": np.ravel(rng.d_max),
+            "width": np.ravel(rng.width),
+        }
+    )
+    return frame.dropna().reset_index(drop=True)

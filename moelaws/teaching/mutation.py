@@ -77,7 +77,7 @@ SOLUTION_TARGETS: dict[str, tuple[str, ...]] = {
                      "moelaws.arch.counts"),
     "ex-03-quantised": ("moelaws.holistic.counts", "moelaws.holistic.optimal_flops_per_token"),
     "ex-03-layer-drop": ("moelaws.holistic.design_report",),
-    "ex-03-m-tolerance": ("moelaws.holistic.analysis.m_tolerance_by_table",),
+    "ex-03-m-tolerance": ("moelaws.holistic.checks.m_tolerance_by_table",),
     # 04 comprehensive
     "ex-04-gopt": ("moelaws.comprehensive.optimal_G",),
     "ex-04-s-range": ("moelaws.comprehensive.practical_S_range", "moelaws.comprehensive.optimal_S"),

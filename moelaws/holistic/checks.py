@@ -1,19 +1,19 @@
-"""Checks of the holistic paper's statements against its own appendix tables, and our fits.
+"""The holistic paper's statements checked against its own appendix tables and laws (the
+paper against itself).
 
 Everything here is computed from the transcribed tables (``moelaws.holistic.tables``) with the
-paper's formulas (``moelaws.holistic.law``, ``moelaws.holistic.feasible``). Fits labelled
-"ours" are ours: the paper shows the corresponding laws only as figures (Fig. 5b, Fig. 6b).
+paper's formulas (``moelaws.holistic.law``, ``moelaws.holistic.feasible``). Our power-law fits
+of the laws the paper shows only as figures (Fig. 5b, Fig. 6b) are in
+:mod:`moelaws.holistic.fits`.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 
 from moelaws.fit import fit_power_law
 from moelaws.holistic.feasible import feasible_d_range
@@ -26,7 +26,6 @@ from moelaws.holistic.law import (
     SEQ_LEN,
     TOP_K,
     VOCAB_SIZE,
-    HeadSettings,
     counts,
     optimal_flops_per_token,
     optimal_tokens,
@@ -534,131 +533,7 @@ def realised_n_over_na(scale: str, table: int) -> float:
     return float(rows["N/N_a"].median())
 
 
-# --- our fits: optimal M/N_a and the d ranges against C -------------------------------------
-
-
-@dataclass(frozen=True)
-class PowerFit:
-    """``y = offset + coef·C^exponent`` fitted by OLS of log(y − offset) on log C (ours),
-    with 95 % t-intervals (statsmodels) for the exponent and the coefficient."""
-
-    offset: float
-    coef: float
-    exponent: float
-    exponent_ci: tuple[float, float]
-    coef_ci: tuple[float, float]
-    r2: float
-    n: int
-
-    def __call__(self, C: float | np.ndarray) -> np.ndarray:
-        return self.offset + self.coef * np.asarray(C, dtype=float) ** self.exponent
-
-
-def power_fit(C: np.ndarray, y: np.ndarray, offset: float = 0.0) -> PowerFit:
-    """Fit ``y = offset + a·C^b`` (log-space OLS with 95 % intervals).
-
-    Raises
-    ------
-    ValueError
-        With fewer than 3 points, non-positive C, or y not above ``offset``.
-    """
-    C = np.asarray(C, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if C.shape != y.shape or C.size < 3:
-        raise ValueError("need at least 3 (C, y) pairs of equal length")
-    if np.any(C <= 0) or np.any(y <= offset):
-        raise ValueError("C must be positive and y above the offset")
-    x = sm.add_constant(np.log(C))
-    res = sm.OLS(np.log(y - offset), x).fit()
-    ci = res.conf_int(0.05)
-    return PowerFit(
-        offset=offset,
-        coef=float(np.exp(res.params[0])),
-        exponent=float(res.params[1]),
-        exponent_ci=(float(ci[1, 0]), float(ci[1, 1])),
-        coef_ci=(float(np.exp(ci[0, 0])), float(np.exp(ci[0, 1]))),
-        r2=float(res.rsquared),
-        n=int(C.size),
-    )
-
-
-@lru_cache(maxsize=2)
-def optimal_ratio_fit(offset: float = 6.0) -> PowerFit:
-    """Ours: the optimal M/N_a against C, M/N_a = offset + a·C^b, from the six optimal
-    configurations of the d sweeps (Tables 16-21; :func:`sweep_targets`).
-
-    The default offset 6 keeps the law inside Eq. 5's domain M/N_a > 6 when extrapolated;
-    ``offset=0`` gives a plain power law.
-    """
-    targets = _sweep_targets()
-    return power_fit(targets["C"].to_numpy(), targets["M/N_a"].to_numpy(), offset)
-
-
-def ratio_fit_r2_linear(offset: float) -> float:
-    """R² of :func:`optimal_ratio_fit` measured on M/N_a itself (not on log(M/N_a − offset)),
-    so that fits with different offsets compare on one scale."""
-    targets = _sweep_targets()
-    y = targets["M/N_a"].to_numpy()
-    fitted = optimal_ratio_fit(offset)(targets["C"].to_numpy())
-    return float(1 - np.sum((y - fitted) ** 2) / np.sum((y - y.mean()) ** 2))
-
-
-def ratio_fit_extrapolation(budgets: np.ndarray) -> pd.DataFrame:
-    """Ours: how uncertain the M/N_a fit (Fig. 5b stand-in) is outside its fitted range
-    1e18-3e20, and what that does to the layer count.
-
-    Per budget: M/N_a from ``6 + a·C^b`` with the 95 % band of the mean (statsmodels, from
-    the fit's covariance on six design points: a lower bound on the real uncertainty), the
-    attention share 1 − 6/(M/N_a) of M at the band's ends (at fixed M, L is proportional to
-    it: L = M(1 − 6/r)/(6·S·N_q·d_qkv), Eq. 3), the ratio of the two, and the plain power
-    law's M/N_a (infeasible where it is ≤ 6, Eq. 5).
-    """
-    targets = _sweep_targets()
-    logc = np.log(targets["C"].to_numpy())
-    res = sm.OLS(np.log(targets["M/N_a"].to_numpy() - 6.0), sm.add_constant(logc)).fit()
-    budgets = np.asarray(budgets, dtype=float)
-    pred = res.get_prediction(sm.add_constant(np.log(budgets), has_constant="add"))
-    band = pred.conf_int(alpha=0.05)
-    mid = 6.0 + np.exp(pred.predicted_mean)
-    lo, hi = 6.0 + np.exp(band[:, 0]), 6.0 + np.exp(band[:, 1])
-    share_lo, share_hi = 1 - 6 / lo, 1 - 6 / hi
-    return pd.DataFrame(
-        {
-            "C": budgets,
-            "M/N_a (6 + a C^b)": mid,
-            "95% band low": lo,
-            "95% band high": hi,
-            "attention share low": share_lo,
-            "attention share high": share_hi,
-            "L high / L low": share_hi / share_lo,
-            "M/N_a (a C^b)": optimal_ratio_fit(0.0)(budgets),
-        }
-    )
-
-
-def d_range_fits() -> pd.DataFrame:
-    """Ours: power laws d = a·C^b for the sweeps' smallest, median and largest d, and for our
-    feasible interval's ends and midpoint at the same optimal configurations."""
-    targets = _sweep_targets()
-    c = targets["C"].to_numpy()
-    records = []
-    for column in ("sweep d min", "sweep d median", "sweep d max", "feasible d min",
-                   "proxy d", "feasible d max"):
-        fit = power_fit(c, targets[column].to_numpy())
-        records.append(
-            {
-                "quantity": column,
-                "coef": fit.coef,
-                "exponent": fit.exponent,
-                "exponent 95% CI": f"[{fit.exponent_ci[0]:.3f}, {fit.exponent_ci[1]:.3f}]",
-                "R2": fit.r2,
-                "at 1e24": float(fit(1e24)),
-            }
-        )
-    return pd.DataFrame(records)
-
-
-# --- Sec. 4.3 median proxy and Fig. 3 -------------------------------------------------------
+# --- Sec. 4.3 median proxy --------------------------------------------------------------
 
 
 TABLE3_PRINTED: dict[str, float] = {
@@ -719,46 +594,6 @@ def median_proxy_check() -> pd.DataFrame:
     rows["proxy d"] = proxies
     rows["d / proxy"] = rows["d"] / rows["proxy d"]
     return rows
-
-
-def figure3_grid(
-    M: float = 5.9390e9,
-    heads: HeadSettings | None = None,
-    n_points: int = 60,
-    **kwargs: object,
-) -> pd.DataFrame:
-    """Fig. 3 recomputed: feasible d over the (N_a, N) plane at fixed M.
-
-    N_a spans (0, M/6) and N spans [N_a, 289/9·N_a] on a regular ``n_points`` x ``n_points``
-    grid (linear axes, as in Fig. 3); rows where no d is feasible are dropped. Default heads:
-    Table 4's at 3e20 (the scale whose M is 5.9390 GFLOPs). Extra keyword arguments go to
-    :func:`~moelaws.holistic.feasible.feasible_d_range`.
-
-    Raises
-    ------
-    ValueError
-        If ``n_points`` < 2 or M is not positive.
-    """
-    if n_points < 2:
-        raise ValueError("n_points must be at least 2")
-    if not (math.isfinite(M) and M > 0):
-        raise ValueError("M must be finite and positive")
-    heads = heads or table4_heads("3e20")
-    n_a_axis = np.linspace(M / 6 / n_points, M / 6 * (1 - 1e-9), n_points)
-    upper = (N_EXPERTS + 1) / (TOP_K + 1)
-    n_axis = np.linspace(n_a_axis[0], upper * n_a_axis[-1], n_points)
-    n_a, n = np.meshgrid(n_a_axis, n_axis, indexing="ij")
-    rng = feasible_d_range(M, n_a, n, **heads.as_kwargs(), **kwargs)  # type: ignore[arg-type]
-    frame = pd.DataFrame(
-        {
-            "N_a": n_a.ravel(),
-            "N": n.ravel(),
-            "d_min": np.ravel(rng.d_min),
-            "d_max": np.ravel(rng.d_max),
-            "width": np.ravel(rng.width),
-        }
-    )
-    return frame.dropna().reset_index(drop=True)
 
 
 def head_setting_scan(table: int) -> pd.DataFrame:
