@@ -189,6 +189,38 @@ def interactive_table(
     """
     filters = _strings("filters", filters)
     collapse = _strings("collapse", collapse)
+    _check_options(df, filters, page_length, highlight, display, sort_by, more_csv)
+    _check_texts(caption=caption, source=source, csv=csv, name=name)
+    marks = _marks(df, highlight)
+    tid = table_id(name or csv or caption)
+    columns = list(df.columns)
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+    body, highlighted = _body(df, _Formats(dict(display or {}), dict(sort_by or {}),
+                                           tuple(collapse)), marks)
+    config = {"pageLength": page_length, "filters": [columns.index(c) for c in filters]}
+    figcaption = _figcaption(caption, source, legend if highlight is not None else "", csv,
+                             more_csv)
+    figure = (
+        f'<figure class="moelaws-dt-figure" id="{tid}-figure">{figcaption}'
+        '<div class="moelaws-dt-scroll">'
+        f'<table class="moelaws-dt display compact" id="{tid}" '
+        f"data-moelaws='{html.escape(json.dumps(config), quote=True)}'>"
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        "</div></figure>"
+    )
+    return InteractiveTable(figure, tid, csv, highlighted)
+
+
+def _check_options(
+    df: pd.DataFrame,
+    filters: Sequence[str],
+    page_length: int,
+    highlight: object,
+    display: object,
+    sort_by: object,
+    more_csv: object,
+) -> None:
+    """The argument checks of :func:`interactive_table` other than its texts."""
     missing = [c for c in filters if c not in df.columns]
     if missing:
         raise ValueError(f"filter columns not in the table: {missing}")
@@ -197,59 +229,93 @@ def interactive_table(
         raise TypeError(f"highlight must be a function of the frame, not {highlight!r:.40}")
     _functions("display", display)
     _functions("sort_by", sort_by)
-    if not isinstance(more_csv, list | tuple) or not all(
-            isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
-            for pair in more_csv):
+    if not _is_pairs(more_csv):
         raise TypeError("more_csv must be a list or tuple of (label, file name) pairs of "
                         f"strings, not {more_csv!r:.40}")
-    for label, value in (("caption", caption), ("source", source), ("csv", csv),
-                         ("name", name)):
+
+
+def _is_pairs(value: object) -> bool:
+    """Whether ``value`` is a list or tuple of (str, str) tuples."""
+    return isinstance(value, list | tuple) and all(
+        isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+        for pair in value)
+
+
+def _check_texts(**texts: str | None) -> None:
+    """``ValueError`` for a given text that is empty or blank (None means not given)."""
+    for label, value in texts.items():
         if value is not None and not value.strip():
             raise ValueError(f"{label} must not be empty")
-    display = dict(display or {})
-    sort_by = dict(sort_by or {})
+
+
+def _marks(df: pd.DataFrame, highlight: Callable[[pd.DataFrame], pd.DataFrame] | None
+           ) -> pd.DataFrame:
+    """The cells to highlight: ``highlight(df)`` spread over every column (False elsewhere)."""
     marks = pd.DataFrame(False, index=df.index, columns=df.columns)
-    if highlight is not None:
-        found = highlight(df)
-        unknown = [c for c in found.columns if c not in df.columns]
-        if unknown:
-            raise ValueError(f"highlighted columns not in the table: {unknown}")
-        marks.loc[:, found.columns] = found.fillna(False).astype(bool).to_numpy()
-    tid = table_id(name or csv or caption)
-    columns = list(df.columns)
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-    body_rows = []
-    highlighted = []
+    if highlight is None:
+        return marks
+    found = highlight(df)
+    unknown = [c for c in found.columns if c not in df.columns]
+    if unknown:
+        raise ValueError(f"highlighted columns not in the table: {unknown}")
+    marks.loc[:, found.columns] = found.fillna(False).astype(bool).to_numpy()
+    return marks
+
+
+@dataclass(frozen=True)
+class _Formats:
+    """How cells are shown: per-column formatters and sort keys (functions of the row) and the
+    columns whose long texts collapse."""
+
+    display: Mapping[str, Callable[[pd.Series], str]]
+    sort_by: Mapping[str, Callable[[pd.Series], float]]
+    collapse: tuple[str, ...]
+
+    def text_and_order(self, row: pd.Series, col: str) -> tuple[str, str | None]:
+        """The shown text of a cell and the value DataTables sorts it by (None: its text)."""
+        text, order = _cell(row[col])
+        if col in self.display:
+            text = self.display[col](row)
+        if col in self.sort_by:
+            order = _cell(float(self.sort_by[col](row)))[1]
+        # A number shown as is sorts by its text; a formatted one by its raw value.
+        if order and col not in self.display and col not in self.sort_by:
+            order = None
+        return text, order
+
+    def content(self, col: str, text: str) -> str:
+        """A cell's HTML content: the escaped text, collapsed behind its start if long."""
+        if col in self.collapse and len(text) > _COLLAPSE_AT:
+            return (f"<details><summary>{html.escape(text[:_COLLAPSE_AT])}…</summary>"
+                    f"{html.escape(text[_COLLAPSE_AT:])}</details>")
+        return html.escape(text)
+
+
+def _body(df: pd.DataFrame, formats: _Formats, marks: pd.DataFrame
+          ) -> tuple[str, tuple[tuple[int, str], ...]]:
+    """The table's body rows, and the (row position, column) of each highlighted cell."""
+    rows, highlighted = [], []
     for pos, (idx, row) in enumerate(df.iterrows()):
         cells = []
-        for col in columns:
-            text, order = _cell(row[col])
-            if col in display:
-                text = display[col](row)
-            if col in sort_by:
-                order = _cell(float(sort_by[col](row)))[1]
-            # A number shown as is sorts by its text; a formatted one by its raw value.
-            if order is not None and order and col not in display and col not in sort_by:
-                order = None
-            attrs = ""
-            if order is not None:
-                attrs += f' data-order="{html.escape(order)}"'
+        for col in df.columns:
+            text, order = formats.text_and_order(row, col)
+            attrs = f' data-order="{html.escape(order)}"' if order is not None else ""
             if marks.at[idx, col]:
                 attrs += f' class="{OUTSIDE_CLASS}"'
                 highlighted.append((pos, str(col)))
-            content = html.escape(text)
-            if col in collapse and len(text) > _COLLAPSE_AT:
-                content = (f"<details><summary>{html.escape(text[:_COLLAPSE_AT])}…</summary>"
-                           f"{html.escape(text[_COLLAPSE_AT:])}</details>")
-            cells.append(f"<td{attrs}>{content}</td>")
-        body_rows.append("<tr>" + "".join(cells) + "</tr>")
-    config = {"pageLength": page_length, "filters": [columns.index(c) for c in filters]}
-    parts = [f'<figure class="moelaws-dt-figure" id="{tid}-figure">']
-    parts.append(
+            cells.append(f"<td{attrs}>{formats.content(col, text)}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return "".join(rows), tuple(highlighted)
+
+
+def _figcaption(caption: str, source: str, legend: str, csv: str | None,
+                more_csv: Sequence[tuple[str, str]]) -> str:
+    """The caption, source, legend (empty: none) and download links above the table."""
+    parts = [
         f'<figcaption><span class="moelaws-dt-caption">{html.escape(caption)}</span> '
         f'<span class="moelaws-dt-source">Source: {html.escape(source)}.</span>'
-    )
-    if highlight is not None and legend:
+    ]
+    if legend:
         parts.append(
             f'<span class="moelaws-dt-legend"><span class="{OUTSIDE_CLASS} moelaws-swatch">'
             f"</span> {html.escape(legend)}</span>"
@@ -269,14 +335,7 @@ def interactive_table(
         )
         parts.append(f'<span class="moelaws-dt-more">CSV of one paper table: {links}</span>')
     parts.append("</figcaption>")
-    parts.append('<div class="moelaws-dt-scroll">')
-    parts.append(
-        f'<table class="moelaws-dt display compact" id="{tid}" '
-        f"data-moelaws='{html.escape(json.dumps(config), quote=True)}'>"
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body_rows)}</tbody></table>"
-    )
-    parts.append("</div></figure>")
-    return InteractiveTable("".join(parts), tid, csv, tuple(highlighted))
+    return "".join(parts)
 
 
 def _signed(value: object, scale: float = 1.0, suffix: str = "") -> str:
