@@ -1,12 +1,13 @@
-"""The comprehensive MoE scaling law L(N, D, N_a, G, S) (anonymous, under review): the law and its
-building blocks (:mod:`.law`), its optima (:mod:`.optima`), the two competing laws it is
-compared with (:mod:`.baselines`), the paper's tables and counting rules (:mod:`.tables`,
-:mod:`.transcribe`), interactive views (:mod:`.views`) and our synthetic refit experiment
-(:mod:`.refit`; import those two modules directly)."""
+"""The comprehensive MoE scaling law L(N, D, N_a, G, S) (anonymous, under review): the law, its
+building blocks and its counting rules (Eq. 2-3, :mod:`.law`), its optima (:mod:`.optima`),
+the two competing laws it is compared with (:mod:`.baselines`), the paper's tables
+(:mod:`.tables`, :mod:`.transcribe`), interactive views (:mod:`.views`) and our synthetic
+parameter-recovery experiment (:mod:`.recovery`; import those two modules directly)."""
 
 from moelaws.comprehensive.baselines import loss_abnar, loss_krajewski
 from moelaws.comprehensive.law import (
     CONSTANT_NAMES,
+    active_params_eq2,
     constants,
     loss,
     loss_g_marginal,
@@ -21,6 +22,8 @@ from moelaws.comprehensive.law import (
     size_factor_elasticities,
     structure_factor,
     table2,
+    total_params_eq3,
+    uv_routed_factor,
 )
 from moelaws.comprehensive.optima import (
     compute_optimal_active,
@@ -38,15 +41,12 @@ from moelaws.comprehensive.optima import (
 )
 from moelaws.comprehensive.tables import (
     APPENDIX_H_BASE,
-    active_params_eq2,
     appendix_h_sweep,
     appendix_h_u,
     industrial_models,
     read_table,
     table1_counts,
     table8,
-    total_params_eq3,
-    uv_routed_factor,
 )
 from moelaws.validation import guard_public
 

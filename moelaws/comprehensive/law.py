@@ -13,8 +13,9 @@ fitted to controlled experiments and then coupled to the previous one:
 * Eq. 11 (= Eq. 15), the joint law, Eq. 9 with ``m·S² + n·S`` added to the G factor.
 
 Sizes are raw parameter and token counts (not millions or billions), embeddings excluded
-(App. B). Only Eq. 11 has published constants (Table 2); the intermediate laws take their
-coefficients as arguments.
+(App. B), counted with Eq. 2-3 (:func:`active_params_eq2`, :func:`total_params_eq3`: the one
+home of these formulas in this package). Only Eq. 11 has published constants (Table 2); the
+intermediate laws take their coefficients as arguments.
 """
 
 from __future__ import annotations
@@ -316,3 +317,65 @@ def marginal_coefficients(
         "phi": phi, "e": p["e"] * phi, "f": p["f"] * phi, "tau": rest,
         "m": p["m"] * phi, "n": p["n"] * phi,
     }
+
+
+# --- parameter counts (Eq. 2-3) and App. H's width trade (Eq. 35) ---------------------------
+
+
+def active_params_eq2(
+    d_head: Array | float, n_heads: Array | float, G: Array | float, d_expert: Array | float,
+    d_hidden: Array | float, n_layers: Array | float,
+) -> Array:
+    """Eq. 2: ``N_a ≈ (4·d_head·n_h + 3·G·d_expert)·d_hidden·l`` (embeddings excluded).
+
+    Raises
+    ------
+    ValueError
+        For non-positive sizes.
+    """
+    args = [positive(n, v) for n, v in (("d_head", d_head), ("n_heads", n_heads), ("G", G),
+            ("d_expert", d_expert), ("d_hidden", d_hidden), ("n_layers", n_layers))]
+    d_head, n_heads, G, d_expert, d_hidden, n_layers = args
+    return (4 * d_head * n_heads + 3 * G * d_expert) * d_hidden * n_layers
+
+
+def total_params_eq3(
+    d_head: Array | float, n_heads: Array | float, G: Array | float, S: Array | float,
+    n_routed: Array | float, d_expert: Array | float, d_hidden: Array | float,
+    n_layers: Array | float,
+) -> Array:
+    """Eq. 3: ``N ≈ (4·d_head·n_h + 3·d_expert·(S·G + n_e))·d_hidden·l``, where ``S·G = n_s``.
+
+    Raises
+    ------
+    ValueError
+        For non-positive sizes or S outside [0, 1].
+    """
+    S = unit_interval("S", S)
+    args = [positive(n, v) for n, v in (("d_head", d_head), ("n_heads", n_heads), ("G", G),
+            ("n_routed", n_routed), ("d_expert", d_expert), ("d_hidden", d_hidden),
+            ("n_layers", n_layers))]
+    d_head, n_heads, G, n_routed, d_expert, d_hidden, n_layers = args
+    return (4 * d_head * n_heads + 3 * d_expert * (S * G + n_routed)) * d_hidden * n_layers
+
+
+def uv_routed_factor(
+    u: Array | float, S: Array | float, G: Array | float, n_routed: Array | float
+) -> Array:
+    """Eq. 35: the factor ``v`` on the number of routed experts that keeps N fixed when the
+    expert width is scaled by ``u`` (App. H): ``v = ((1 − u)·S·G + n_e)/(u·n_e)``.
+
+    Raises
+    ------
+    ValueError
+        For non-positive u, G or n_routed, S outside [0, 1], or a non-positive v (the shared
+        experts alone would exceed N).
+    """
+    u = positive("u", u)
+    S = unit_interval("S", S)
+    G = positive("G", G)
+    n_routed = positive("n_routed", n_routed)
+    v = ((1 - u) * S * G + n_routed) / (u * n_routed)
+    if np.any(v <= 0):
+        raise ValueError("u too large: no routed experts would be left at fixed N")
+    return v

@@ -1,4 +1,4 @@
-"""The paper's tables as data, and the parameter counting of Eq. 2–3 and App. H.
+"""The paper's tables as data, Table 1 counted with Eq. 2–3, and App. H's sweep.
 
 Transcriptions live in ``moelaws/data/comprehensive/`` (see its README for provenance).
 """
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from moelaws.comprehensive._domain import unit_interval
+from moelaws.comprehensive.law import active_params_eq2, total_params_eq3, uv_routed_factor
 from moelaws.paper_data import data_file, read_csv
 from moelaws.validation import positive
 
@@ -74,43 +74,6 @@ def industrial_models() -> pd.DataFrame:
     return df
 
 
-def active_params_eq2(
-    d_head: Array | float, n_heads: Array | float, G: Array | float, d_expert: Array | float,
-    d_hidden: Array | float, n_layers: Array | float,
-) -> Array:
-    """Eq. 2: ``N_a ≈ (4·d_head·n_h + 3·G·d_expert)·d_hidden·l`` (embeddings excluded).
-
-    Raises
-    ------
-    ValueError
-        For non-positive sizes.
-    """
-    args = [positive(n, v) for n, v in (("d_head", d_head), ("n_heads", n_heads), ("G", G),
-            ("d_expert", d_expert), ("d_hidden", d_hidden), ("n_layers", n_layers))]
-    d_head, n_heads, G, d_expert, d_hidden, n_layers = args
-    return (4 * d_head * n_heads + 3 * G * d_expert) * d_hidden * n_layers
-
-
-def total_params_eq3(
-    d_head: Array | float, n_heads: Array | float, G: Array | float, S: Array | float,
-    n_routed: Array | float, d_expert: Array | float, d_hidden: Array | float,
-    n_layers: Array | float,
-) -> Array:
-    """Eq. 3: ``N ≈ (4·d_head·n_h + 3·d_expert·(S·G + n_e))·d_hidden·l``, where ``S·G = n_s``.
-
-    Raises
-    ------
-    ValueError
-        For non-positive sizes or S outside [0, 1].
-    """
-    S = unit_interval("S", S)
-    args = [positive(n, v) for n, v in (("d_head", d_head), ("n_heads", n_heads), ("G", G),
-            ("n_routed", n_routed), ("d_expert", d_expert), ("d_hidden", d_hidden),
-            ("n_layers", n_layers))]
-    d_head, n_heads, G, n_routed, d_expert, d_hidden, n_layers = args
-    return (4 * d_head * n_heads + 3 * d_expert * (S * G + n_routed)) * d_hidden * n_layers
-
-
 def table1_counts() -> pd.DataFrame:
     """Table 1's five models counted with Eq. 2–3, next to the printed sizes."""
     t = read_table("table1", dtype={"total_printed": str, "active_printed": str})
@@ -121,28 +84,6 @@ def table1_counts() -> pd.DataFrame:
     out["N (Eq. 3)"] = total_params_eq3(G=G, S=t["n_shared"] / G, n_routed=t["n_routed"], **args)
     out["N_a (Eq. 2)"] = active_params_eq2(G=G, **args)
     return out
-
-
-def uv_routed_factor(
-    u: Array | float, S: Array | float, G: Array | float, n_routed: Array | float
-) -> Array:
-    """Eq. 35: the factor ``v`` on the number of routed experts that keeps N fixed when the
-    expert width is scaled by ``u`` (App. H): ``v = ((1 − u)·S·G + n_e)/(u·n_e)``.
-
-    Raises
-    ------
-    ValueError
-        For non-positive u, G or n_routed, S outside [0, 1], or a non-positive v (the shared
-        experts alone would exceed N).
-    """
-    u = positive("u", u)
-    S = unit_interval("S", S)
-    G = positive("G", G)
-    n_routed = positive("n_routed", n_routed)
-    v = ((1 - u) * S * G + n_routed) / (u * n_routed)
-    if np.any(v <= 0):
-        raise ValueError("u too large: no routed experts would be left at fixed N")
-    return v
 
 
 APPENDIX_H_BASE = {
