@@ -585,11 +585,11 @@ def test_structure_cost_is_the_loss_difference_from_the_optimum() -> None:
 
 
 def test_table4_rounding_explains_qwen_only_at_the_edge_of_the_box() -> None:
-    from moelaws.comprehensive import rounding
+    from moelaws.comprehensive import checks
 
-    box = rounding.constant_box()
+    box = checks.constant_box()
     assert box.loc["h", "low"] == pytest.approx(0.04495) and box.loc["h", "high"] == 0.04505
-    joint = rounding.joint_rounding_draws(4000, seed=0)
+    joint = checks.joint_rounding_draws(4000, seed=0)
     assert 0.005 < joint["other_eight"] < 0.05
     assert joint["all_nine"] < 0.1 * joint["other_eight"]
     assert joint["qwen_alone"] > 5 * joint["other_eight"]

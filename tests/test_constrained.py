@@ -21,7 +21,6 @@ from moelaws.constrained import (
     landscape,
     optimize,
     optimize_grid,
-    qwen3,
     regression,
     relative_loss,
     relative_loss_sparsity,
@@ -29,6 +28,7 @@ from moelaws.constrained import (
     total_params,
     toy,
 )
+from moelaws.constrained import checks as checks
 from moelaws.constrained.design import log_budget_key
 
 # --- Eq. 1-4, App. C.2 --------------------------------------------------------------------
@@ -274,19 +274,19 @@ def test_log_budget_key():
 
 
 def test_qwen3_budgets_and_scan():
-    assert qwen3.budgets("nominal") == (235e9, 22e9)
-    total, active = qwen3.budgets("Eq. 1-2")
+    assert checks.budgets("nominal") == (235e9, 22e9)
+    total, active = checks.budgets("Eq. 1-2")
     assert total == pytest.approx(94 * 4096**2 * (4 + 3 * 128 * 1536 / 4096))
     assert active == pytest.approx(94 * 4096**2 * (4 + 3 * 8 * 1536 / 4096))
-    assert qwen3.qwen3_granularity() == pytest.approx(8 / 3)
+    assert checks.qwen3_granularity() == pytest.approx(8 / 3)
     with pytest.raises(ValueError):
-        qwen3.budgets("guess")
-    scan = qwen3.reading_scan(readings=["nominal"], k_aligns=[64], max_experts=[128, 256])
+        checks.budgets("guess")
+    scan = checks.reading_scan(readings=["nominal"], k_aligns=[64], max_experts=[128, 256])
     assert len(scan) == 3 * 2 * 2
     hit = scan[scan["matches printed totals"]]
     assert set(zip(hit["l"], hit["d"], strict=True)) == {(83, 5312)}
     with pytest.raises(ValueError):
-        qwen3.reading_scan(readings=["nominal"], granularities=["3"])
+        checks.reading_scan(readings=["nominal"], granularities=["3"])
 
 
 # --- Eq. 5 (App. C.4) ---------------------------------------------------------------------
@@ -531,7 +531,7 @@ def test_chinchilla_relative_gap_and_rounding_corners():
 def test_printed_qwen3_totals_need_a_reading_chosen_to_match():
     # Review ch05 #3: few readings give App. C.3's 234B/21.7B, all at g = 4 and n_exp <= 128,
     # and the literal integer grid over [32, 64] never does.
-    scan = qwen3.reading_scan()
+    scan = checks.reading_scan()
     hits = scan[scan["matches printed totals"]]
     assert 0 < len(hits) <= len(scan) // 10
     assert (hits["g"] == "4 (Algorithm 1)").all() and (hits["max n_exp"] == 128).all()

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from moelaws.claims.core import Claim
-from moelaws.constrained import chinchilla, qwen3, tables
+from moelaws.constrained import checks, chinchilla, tables
 from moelaws.constrained import law as laws
 from moelaws.constrained.tables import half_unit
 
@@ -204,7 +204,7 @@ def _algebra_claims() -> list[Claim]:
 
 
 def _design_value(field: str, scale: float = 1.0) -> Callable[[], float]:
-    return lambda: getattr(qwen3.routine_design(), field) / scale
+    return lambda: getattr(checks.routine_design(), field) / scale
 
 
 _SWAP = (
@@ -224,7 +224,7 @@ _CHOSEN = (
 
 
 def _qwen3_claims() -> list[Claim]:
-    cfg_value = qwen3.arch.preset(qwen3.MODEL)
+    cfg_value = checks.arch.preset(checks.MODEL)
     ref = "App. C.3, routine under Qwen3-235B-A22B budgets"
     qref = "App. C.3, Qwen3-235B-A22B configuration"
     return [
@@ -254,7 +254,7 @@ def _qwen3_claims() -> list[Claim]:
               kind="cross-paper"),
         Claim(P, qref, "active experts n_topk", "8", lambda: float(cfg_value.top_k),
               kind="cross-paper"),
-        Claim(P, qref, "granularity g = d/d_exp", "2.7", qwen3.qwen3_granularity,
+        Claim(P, qref, "granularity g = d/d_exp", "2.7", checks.qwen3_granularity,
               explanation="4096 / 1536 = 2.67, printed rounded to 2.7.", kind="cross-paper"),
     ]
 

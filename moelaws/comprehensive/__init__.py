@@ -1,8 +1,9 @@
 """The comprehensive MoE scaling law L(N, D, N_a, G, S) (anonymous, under review): the law, its
 building blocks and its counting rules (Eq. 2-3, :mod:`.law`), its optima (:mod:`.optima`),
 the two competing laws it is compared with (:mod:`.baselines`), the paper's tables
-(:mod:`.tables`, :mod:`.transcribe`), interactive views (:mod:`.views`) and our synthetic
-parameter-recovery experiment (:mod:`.recovery`; import those two modules directly)."""
+(:mod:`.tables`, :mod:`.transcribe`), Table 2's rounding against Table 4 (:mod:`.checks`),
+interactive views (:mod:`.views`) and our synthetic parameter-recovery experiment
+(:mod:`.recovery`); import the last three modules directly."""
 
 from moelaws.comprehensive.baselines import loss_abnar, loss_krajewski
 from moelaws.comprehensive.law import (

@@ -1,4 +1,5 @@
-"""Whether Table 2's printed constants, anywhere within their rounding, reproduce Table 4.
+"""The paper against itself: whether Table 2's printed constants, anywhere within their
+rounding, reproduce Table 4.
 
 Table 4's theoretical column is Eq. 14 (= Eq. 29) at G = 7, S = 0.31 with Table 2's constants.
 Eight of its nine rows agree with the printed constants; Qwen3-30B-A3B's does not. Every

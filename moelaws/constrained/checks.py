@@ -1,4 +1,5 @@
-"""App. C.3's worked example: Algorithm 1 under Qwen3-235B-A22B's memory and inference budgets.
+"""The paper against itself: App. C.3's worked example, Algorithm 1 under Qwen3-235B-A22B's
+memory and inference budgets.
 
 The paper prints the routine's answer as ``(l, d, n_exp, n_topk) = (94, 4096, 128, 7)`` with
 234B total and 21.7B active parameters, and Qwen3-235B-A22B as ``(83, 5312, 128, 8)`` with
