@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import statsmodels.api as sm
 
 from moelaws import fit
 
@@ -144,3 +145,40 @@ def test_full_hoffmann_grid_polishes_only_the_best_starts() -> None:
     assert res.starts["initial_loss"].notna().all()
     assert res.params["alpha"] == pytest.approx(0.34, abs=0.03)
     assert res.params["beta"] == pytest.approx(0.28, abs=0.03)
+
+
+def test_power_law_with_an_offset_fixed_or_fitted() -> None:
+    x = np.geomspace(1e14, 1e20, 25)
+    y = 1.87 + 576.0 * x**-0.158
+    fixed = fit.fit_power_law(x, y, offset=1.87)
+    assert (fixed.offset, fixed.coef, fixed.exponent) == pytest.approx((1.87, 576.0, -0.158))
+    assert fixed(1e22) == pytest.approx(1.87 + 576.0 * 1e22**-0.158)
+    # Started from a wrong offset, the free fit finds the true one.
+    free = fit.fit_power_law(x, y, offset=1.5, free_offset=True)
+    assert (free.offset, free.coef, free.exponent) == pytest.approx(
+        (1.87, 576.0, -0.158), rel=1e-6)
+    assert free.dof == x.size - 3 and free.exponent_se < 1e-6
+    with pytest.raises(ValueError, match="above the offset"):
+        fit.fit_power_law(x, y, offset=3.0)
+    with pytest.raises(ValueError, match="offset must be finite"):
+        fit.fit_power_law(x, y, offset=np.nan)
+    with pytest.raises(ValueError, match="free_offset must be True or False"):
+        fit.fit_power_law(x, y, free_offset="yes")
+
+
+def test_power_law_intervals_and_band_match_statsmodels() -> None:
+    rng = np.random.default_rng(3)
+    x = np.geomspace(1e18, 3e20, 6)
+    y = 6.0 + 40.0 * x**-0.05 * np.exp(rng.normal(0, 0.02, x.size))
+    p = fit.fit_power_law(x, y, offset=6.0)
+    ols = sm.OLS(np.log(y - 6.0), sm.add_constant(np.log(x))).fit()
+    ci = ols.conf_int(0.05)
+    assert p.exponent_ci == pytest.approx(tuple(ci[1]))
+    assert p.coef_ci == pytest.approx(tuple(np.exp(ci[0])))
+    at = np.array([1e19, 1e24])
+    band = ols.get_prediction(sm.add_constant(np.log(at), has_constant="add")).conf_int(
+        alpha=0.05)
+    lo, hi = p.band(at)
+    assert lo == pytest.approx(6.0 + np.exp(band[:, 0])) and hi == pytest.approx(
+        6.0 + np.exp(band[:, 1]))
+    assert np.all(lo < p(at)) and np.all(p(at) < hi)
