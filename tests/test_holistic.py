@@ -525,7 +525,7 @@ def test_table3_is_consistent_with_itself() -> None:
 
 
 def test_over_670_counts_app_e_runs() -> None:
-    from moelaws.claims import holistic as registry
+    from moelaws.holistic import claims as registry
 
     claim = next(c for c in registry.CLAIMS if "over 670" in c.ref)
     assert claim.compute() == 667 + 30 and claim.expected == "reproduced"

@@ -7,14 +7,12 @@ the book's own counting convention, and none of the roles of a law.
 
 from __future__ import annotations
 
+from moelaws.arch.claims import CLAIMS
 from moelaws.arch.counting import exact_counts
-from moelaws.papers import Convention, Paper
+from moelaws.roles import Convention, Paper
 
 
 def _claims() -> list:
-    # Imported when asked for: the claims check paper ids against the registry.
-    from moelaws.claims.anatomy import CLAIMS
-
     return list(CLAIMS)
 
 
