@@ -422,7 +422,7 @@ def test_toy_settings_and_base():
 
 def test_toy_regenerate_passes_the_design_to_sweep(monkeypatch):
     pytest.importorskip("torch")
-    from moelaws.torchmoe import sweep as sweep_module
+    from moelaws.torchmoe import runs as sweep_module
 
     seen = {}
 

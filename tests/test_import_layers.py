@@ -117,10 +117,6 @@ KNOWN_UPWARD: frozenset[str] = frozenset({
     # belongs above the registry (issue 26).
     "moelaws.arch.counting -> moelaws.papers",
     "moelaws.arch.ratios -> moelaws.papers",
-    # the toy sweeps call the sweep runner, whose module also lists every paper's sweeps.
-    "moelaws.allocation.toy -> moelaws.torchmoe.sweep",
-    "moelaws.constrained.toy -> moelaws.torchmoe.sweep",
-    "moelaws.leverage.toy -> moelaws.torchmoe.sweep",
 })
 """Upward imports not yet removed (issue 26): the list may only shrink."""
 
