@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from moelaws import arch
+from moelaws import arch, conventions
 from moelaws import holistic as h
 from moelaws.holistic import analysis
 from moelaws.holistic import tables as data
@@ -97,7 +97,7 @@ def test_counts_agree_with_arch_holistic_convention() -> None:
     for _, row in frame.iterrows():
         ours = h.counts(row["d"], row["L_d"], row["L_m"], row["d_m"],
                         **h.table4_heads(row["scale"]).as_kwargs())
-        theirs = arch.counts(_row_config(row), "holistic")
+        theirs = conventions.counts(_row_config(row), "holistic")
         assert float(ours.N_a) == theirs.active
         assert float(ours.N) == theirs.total
         assert float(ours.M) == theirs.compute_per_token
@@ -252,7 +252,7 @@ def test_design_round_trip(C: float) -> None:
     assert abs(float(c.M) / float(h.optimal_flops_per_token(C)) - 1) <= 0.05
     assert abs(float(c.N_a) / report.N_a_target - 1) <= 0.05
     assert abs(float(c.N) / report.N_target - 1) <= 0.05
-    assert arch.counts(cfg, "holistic").compute_per_token == pytest.approx(float(c.M))
+    assert conventions.counts(cfg, "holistic").compute_per_token == pytest.approx(float(c.M))
     assert cfg.d_model % 8 == 0 and cfg.d_expert % 8 == 0 and cfg.n_dense_layers >= 1
     assert cfg.d_ff == 3 * cfg.d_model and cfg.n_experts == 288 and cfg.top_k == 8
     assert float(report.feasible.d_min) <= cfg.d_model <= float(report.feasible.d_max) * 1.05

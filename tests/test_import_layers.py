@@ -112,26 +112,9 @@ def test_every_module_is_in_a_layer() -> None:
         layer_of(module)
 
 
-KNOWN_UPWARD: frozenset[str] = frozenset({
-    # arch's conventions and ratios dispatch to the papers through the registry: the dispatch
-    # belongs above the registry (issue 26).
-    "moelaws.arch.counting -> moelaws.papers",
-    "moelaws.arch.ratios -> moelaws.papers",
-})
-"""Upward imports not yet removed (issue 26): the list may only shrink."""
-
-
 def test_no_module_imports_a_higher_layer() -> None:
     found = upward_imports()
-    new = [line for line in found if _pair(line) not in KNOWN_UPWARD]
-    assert new == [], "\n".join(new)
-    gone = KNOWN_UPWARD - {_pair(line) for line in found}
-    assert not gone, f"fixed: remove from KNOWN_UPWARD: {sorted(gone)}"
-
-
-def _pair(line: str) -> str:
-    importer, _, rest = line.partition(":")
-    return f"{importer} -> {rest.split(' -> ')[1].split(' ')[0]}"
+    assert found == [], "\n".join(found)
 
 
 def test_the_check_sees_every_kind_of_import(tmp_path: Path) -> None:
@@ -165,3 +148,14 @@ def test_layers_are_ordered(module: str) -> None:
     assert layer_of("moelaws.arch.config") < layer_of("moelaws.leverage.law") \
         < layer_of("moelaws.papers") < layer_of("moelaws.compare.report")
     assert layer_of(module) in range(len(LAYERS))
+
+
+def test_style_states_the_same_layers() -> None:
+    rows = [line for line in (ROOT / "STYLE.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| ") and line[2:3].isdigit()]
+    assert [row.split("|")[1].strip() for row in rows] == [
+        f"{i}. {name}" for i, (name, _) in enumerate(LAYERS, start=1)]
+    for row, (_, prefixes) in zip(rows, LAYERS, strict=True):
+        for prefix in prefixes:
+            short = prefix.removeprefix("moelaws.")
+            assert f"`{short}`" in row, (short, row)

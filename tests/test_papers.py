@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from moelaws import arch, claims, papers
+from moelaws import arch, claims, conventions, papers
 from moelaws.arch.counting import exact_counts
 from moelaws.cli import main
 from moelaws.compare import calculator, card, counting, recommend, regimes, verdicts
@@ -69,7 +69,7 @@ def test_lookups_name_the_valid_papers() -> None:
         pass
     assert papers.ids("verdict") == ("leverage", "holistic", "comprehensive", "constrained",
                                      "allocation")
-    assert arch.conventions()[0] == "exact"
+    assert conventions.names()[0] == "exact"
 
 
 # --- a paper that exists only in this test ---------------------------------------------------
@@ -91,7 +91,7 @@ def _toy_recommend(budget: Budget) -> Recommendation:
 
 
 def _toy_verdict(cfg: arch.MoEConfig, tokens: float | None) -> dict:
-    C = arch.counts(cfg, TOY_ID).compute_per_token * (math.nan if tokens is None else tokens)
+    C = conventions.counts(cfg, TOY_ID).compute_per_token * (math.nan if tokens is None else tokens)
     return {"r* (toy)": toy_law(C) if math.isfinite(C) else math.nan,
             "convention": "toy: exact counts", "flags": flags(TOY_ID, C=C), "caveat": ""}
 
@@ -167,7 +167,7 @@ def test_a_paper_registered_in_a_test_appears_everywhere(capsys) -> None:
         assert calculator.calculator_chart(grid).to_dict()["vconcat"]
 
     assert TOY_ID not in papers.ids()
-    assert TOY_ID not in arch.conventions()
+    assert TOY_ID not in conventions.names()
     with pytest.raises(ValueError, match="toylaw"):
         claims.all_claims(TOY_ID)
 
@@ -178,7 +178,7 @@ SHARED_MODULES = ("cli.py", "claims/__init__.py", "claims/core.py", "claims/repo
                   "compare/__init__.py", "compare/calculator.py", "compare/card.py",
                   "compare/counting.py", "compare/recommend.py", "compare/regimes.py",
                   "compare/report.py", "compare/tokens.py", "compare/verdicts.py",
-                  "arch/tables.py", "torchmoe/sweep.py")
+                  "conventions.py", "torchmoe/sweep.py")
 """Modules that treat the papers alike: they may name no paper."""
 
 

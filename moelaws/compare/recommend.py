@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from moelaws import arch, papers
+from moelaws import arch, conventions, papers
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 from moelaws.roles import Budget, Recommendation
 
@@ -51,7 +51,7 @@ def arch_checks(cfg: ConfigLike, convention: str) -> dict[str, float]:
         ``active (<convention>)``, ``compute per token (<convention>)``.
     """
     exact = arch.counts(cfg, "exact")
-    own = arch.counts(cfg, convention)
+    own = conventions.counts(cfg, convention)
     return {
         "total": exact.total, "active": exact.active, "embedding": exact.embedding,
         "forward FLOPs/token": exact.forward_flops,
@@ -135,7 +135,7 @@ def _with_checks(rec: Recommendation) -> Recommendation:
     own = papers.get(rec.paper)
     checks = rec.checks or (arch_checks(rec.config, own.convention.name)
                             if own.convention is not None else {})
-    return replace(rec, checks=checks, ratios=rec.ratios or arch.all_ratios(rec.config))
+    return replace(rec, checks=checks, ratios=rec.ratios or conventions.all_ratios(rec.config))
 
 
 def _over_budget(rec: Recommendation, total_params: float | None,
