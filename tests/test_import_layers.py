@@ -1,9 +1,11 @@
 """The package's layers: no module of ``moelaws`` imports a module of a higher layer.
 
 Every import of every module is read with :mod:`ast`: top-level and function-local imports,
-imports under ``if TYPE_CHECKING``, relative imports and ``importlib.import_module("...")``
-with a string literal. Importing ``moelaws.a.b`` runs ``moelaws/a/__init__.py`` first, so it
-counts as importing ``moelaws.a`` as well. STYLE.md (section "Layers") states the same table.
+imports under ``if TYPE_CHECKING``, relative imports, ``importlib.import_module("...")`` with a
+string literal, and any string that is exactly the dotted name of a module of the package (such
+as the registry's list of adapters, which it imports by name). Importing ``moelaws.a.b`` runs
+``moelaws/a/__init__.py`` first, so it counts as importing ``moelaws.a`` as well. STYLE.md
+(section "Layers") states the same table.
 """
 
 from __future__ import annotations
@@ -87,6 +89,8 @@ def imported_modules(module: str, path: Path, known: dict[str, Path]) -> dict[st
               and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
               and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"):
             names = [node.args[0].value]
+        elif isinstance(node, ast.Constant) and node.value in known and "." in node.value:
+            names = [node.value]  # a module named to be imported later (the registry's list)
         for name in names:
             if name == "moelaws" or name.startswith("moelaws."):
                 for target in _with_parents(name, known) - {module}:
@@ -134,6 +138,7 @@ def test_the_check_sees_every_kind_of_import(tmp_path: Path) -> None:
         "relative": "from ..claims import core\n",
         "string": "import importlib\nimportlib.import_module('moelaws.papers')\n",
         "parent": "from moelaws.claims.core import x\n",
+        "named": "LATER = ('moelaws.cli',)\n",
     }
     for name, source in forms.items():
         (package / "leverage" / f"{name}.py").write_text(source)
