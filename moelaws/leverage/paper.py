@@ -21,7 +21,6 @@ from moelaws.leverage.budget import (
     optimal_batch_size,
     optimal_learning_rate,
 )
-from moelaws.leverage.claims import CLAIMS
 from moelaws.leverage.law import efficiency_leverage, optimal_granularity
 from moelaws.roles import (
     NAN,
@@ -46,6 +45,10 @@ Eq. 4 has no optimum in A: EL keeps rising as A falls)."""
 
 
 def _claims() -> list:
+    # Imported when asked for: the claims read every table of the paper, and the commands
+    # that need no claim (``moelaws counts``, ``design``) should not pay for them.
+    from moelaws.leverage.claims import CLAIMS
+
     return list(CLAIMS)
 
 
