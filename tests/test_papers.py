@@ -202,10 +202,7 @@ PAPER_NAMING_LEFT: dict[str, frozenset[str]] = {
     "arch/counting.py": frozenset({"leverage", "holistic", "comprehensive", "constrained",
                                    "allocation"}),
     "arch/ratios.py": frozenset({"leverage", "comprehensive", "constrained", "allocation"}),
-    # the fitted ranges behind ExtrapolationWarning (issue 26: a role of each adapter)
-    "validation.py": frozenset({"leverage", "holistic", "comprehensive", "constrained",
-                                "allocation"}),
-    # tables of the chapters' data, by paper
+    # tables of the chapters' data, by paper (issue 26: a role of each adapter)
     "chapter_tables.py": frozenset({"leverage", "holistic", "comprehensive", "constrained"}),
     "data_tables.py": frozenset({"leverage", "holistic", "comprehensive", "constrained"}),
     # comparisons of two or three named papers' formulas
