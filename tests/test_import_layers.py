@@ -15,9 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from moelaws import papers
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "moelaws"
-PAPERS = ("leverage", "holistic", "comprehensive", "constrained", "allocation")
+PAPER_FOLDERS = tuple(sorted({adapter.rpartition(".")[0] for adapter in papers.ADAPTERS}
+                             - {"moelaws.arch"}))
+"""Each paper's folder, from the registry (chapter 0's adapter and claims live in ``arch``)."""
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("moelaws", "moelaws.validation", "moelaws.rounding", "moelaws.paper_data",
@@ -25,7 +29,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "moelaws.sliders", "moelaws.fit_checks", "moelaws.fit", "moelaws.claim",
                     "moelaws.roles",
                     "moelaws.arch", "moelaws.torchmoe")),
-    ("paper", (*(f"moelaws.{p}" for p in PAPERS), "moelaws.arch.paper", "moelaws.arch.claims")),
+    ("paper", (*PAPER_FOLDERS, "moelaws.arch.paper", "moelaws.arch.claims")),
     ("registry", ("moelaws.papers",)),
     ("cross-paper", ("moelaws.claims", "moelaws.compare", "moelaws.conventions",
                      "moelaws.torchmoe.sweep", "moelaws.data_tables", "moelaws.chapter_tables",
