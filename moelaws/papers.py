@@ -1,8 +1,8 @@
 """The papers of the book: one adapter per paper, and the registry that lists them in reading order.
 
 Every part of the package that treats the papers alike (the claims registry, the cross-paper
-comparison in :mod:`moelaws.compare`, the counting conventions of :mod:`moelaws.arch`, the
-command line and the toy-training entry point) iterates over :func:`registry` and uses only the
+comparison in :mod:`moelaws.compare`, the counting conventions of :mod:`moelaws.conventions`,
+the command line and the toy-training entry point) iterates over :func:`registry` and uses only the
 roles of :class:`Paper`; none keeps a list of papers of its own. Each paper subpackage exposes
 its adapter as ``moelaws.<paper>.paper.PAPER`` (chapter 0, which reproduces published model
 sizes rather than a paper's law, has its adapter in :mod:`moelaws.arch.paper`).
@@ -14,25 +14,19 @@ a notebook) can add one for a while with :func:`registered`::
     with papers.registered(my_paper):
         ...  # my_paper appears in claims, ``moelaws reproduce``/``design`` and compare/
 
-Adapters are imported on first use, so that importing this module stays cheap and the paper
-subpackages (which import :mod:`moelaws.arch`) can be imported from it without a cycle.
+Adapters are imported on first use, so that importing this module stays cheap. The adapter's
+types (:class:`Paper` and what its roles return) live below the papers, in :mod:`moelaws.roles`;
+this module re-exports them.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from moelaws.arch import Counts, MoEConfig
-    from moelaws.claims import Claim
-    from moelaws.compare.recommend import Budget, Recommendation
-    from moelaws.compare.regimes import Range
+from moelaws.roles import CalculatorBlock, Card, Convention, Paper
 
 ADAPTERS: tuple[str, ...] = (
     "moelaws.arch.paper",
@@ -43,104 +37,6 @@ ADAPTERS: tuple[str, ...] = (
     "moelaws.allocation.paper",
 )
 """The modules whose ``PAPER`` is an adapter, in the order of the chapters in ``_toc.yml``."""
-
-
-@dataclass(frozen=True)
-class Convention:
-    """How one paper counts parameters and compute (a convention of :func:`moelaws.arch.counts`).
-
-    Attributes
-    ----------
-    name
-        The convention's name in :func:`moelaws.arch.counts` (the paper id, or ``"exact"``).
-    count
-        The counts of a configuration under this convention.
-    note
-        One line: what the convention counts (the ``counts`` command prints it).
-    """
-
-    name: str
-    count: Callable[[MoEConfig], Counts]
-    note: str
-
-
-@dataclass(frozen=True)
-class Card:
-    """A paper's row of the conventions card (:func:`moelaws.compare.card.convention_card`).
-
-    Attributes
-    ----------
-    definitions
-        What the paper means by ``N, N_a``, ``compute C``, ``G``, ``S`` and ``r / sparsity``.
-    values
-        The paper's G, S and sparsity-like ratio of a configuration, as
-        ``{"G value", "S value", "r / sparsity value"}`` (NaN where undefined).
-    """
-
-    definitions: Mapping[str, str]
-    values: Callable[[MoEConfig], dict[str, float]]
-
-
-@dataclass(frozen=True)
-class CalculatorBlock:
-    """How a paper fills the static design calculator (:mod:`moelaws.compare.calculator`).
-
-    Attributes
-    ----------
-    sliders
-        The sliders the paper reads, a subset of ``("C", "N", "R")`` (compute, total
-        parameters, active share in per cent).
-    keys
-        The recommended values shown, by their name in :attr:`Recommendation.values`.
-    active, tokens
-        The recommended active parameters and training tokens of a recommendation (NaN where
-        the paper gives none).
-    """
-
-    sliders: tuple[str, ...]
-    keys: tuple[str, ...]
-    active: Callable[[Recommendation], float]
-    tokens: Callable[[Recommendation], float]
-
-
-@dataclass(frozen=True)
-class Paper:
-    """One paper (or chapter with claims) of the book, and everything the package needs of it.
-
-    Identity and citation
-        ``id`` (short identifier, e.g. ``"leverage"``), ``title`` (what the claims tables
-        print), ``label`` (author and year, for the cross-paper tables), ``bib_key`` (key in
-        ``book/references.bib``; empty for chapter 0) and ``docname`` (the chapter's path in
-        ``_toc.yml``, without suffix).
-    Roles (``None`` where the paper has none)
-        ``claims`` (the registered :class:`~moelaws.claims.Claim` list), ``convention`` (its
-        counting convention), ``ratios`` (its named ratios of a configuration, for
-        :func:`moelaws.arch.all_ratios`), ``recommend`` (its recommendation for a
-        :class:`~moelaws.compare.recommend.Budget`), ``fitted_ranges`` (where its law was
-        fitted, ``{quantity: Range}``), ``verdict`` (what its law says about a configuration
-        trained on a number of tokens, a flat dict), ``card`` (its row of the conventions
-        card), ``calculator`` (its block of the static design calculator) and ``toy_sweeps``
-        (its named toy-training sweeps, ``{name: run(retrain=..., progress=...)}``).
-    """
-
-    id: str
-    title: str
-    label: str
-    docname: str
-    bib_key: str = ""
-    claims: Callable[[], list[Claim]] | None = None
-    convention: Convention | None = None
-    ratios: Callable[[MoEConfig], dict[str, float]] | None = None
-    recommend: Callable[[Budget], Recommendation] | None = None
-    fitted_ranges: Callable[[], dict[str, Range]] | None = None
-    verdict: Callable[[MoEConfig, float | None], dict[str, Any]] | None = None
-    card: Card | None = None
-    calculator: CalculatorBlock | None = None
-    toy_sweeps: Callable[[], Mapping[str, Callable[..., pd.DataFrame]]] | None = None
-
-    def __post_init__(self) -> None:
-        if not self.id.isidentifier():
-            raise ValueError(f"paper id {self.id!r} must be a Python identifier")
 
 
 _loaded: list[Paper] | None = None

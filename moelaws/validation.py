@@ -17,7 +17,7 @@ one of its choices; an ``AttributeError``, ``IndexError`` or ``KeyError`` inside
 function and its arguments.
 
 Laws evaluated far outside the range their paper fitted warn with :class:`ExtrapolationWarning`
-(:func:`warn_if_far_outside`), using :data:`FITTED_RANGES`.
+(:func:`warn_if_far_outside`), given the range from the paper's own ``law.FITTED_RANGES``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ import numpy as np
 
 __all__ = [
     "FAR_OUTSIDE_DECADES",
-    "FITTED_RANGES",
     "MAX_ELEMENTS",
     "MAX_POINTS",
     "ExtrapolationWarning",
@@ -66,18 +65,6 @@ would only use memory and time."""
 
 FAR_OUTSIDE_DECADES = 6
 """How far beyond a paper's fitted range (in decades) a law warns: a factor of a million."""
-
-FITTED_RANGES: dict[str, dict[str, tuple[float, float]]] = {
-    "leverage": {"C": (2e18, 6e20), "G": (1.3, 16.0)},
-    "holistic": {"C": (1e18, 3e20)},
-    "comprehensive": {"N": (9.3e7, 3.0249e10), "D": (1e10, 1e11), "G": (1.0, 40.0)},
-    "constrained": {"N_total": (1.3934592e7, 3.288334336e9)},
-    "allocation": {"C": (1e18, 1e21)},
-}
-"""Per paper, the fitted range of each law input that :func:`warn_if_far_outside` watches
-(the same ranges as :func:`moelaws.compare.regimes.fitted_ranges`, which derives them from the
-transcribed tables; a test keeps the two equal)."""
-
 
 class ExtrapolationWarning(UserWarning):
     """A law was evaluated far (:data:`FAR_OUTSIDE_DECADES`) outside its paper's fitted range;
@@ -243,12 +230,14 @@ def caller_stacklevel() -> int:
     return level
 
 
-def warn_if_far_outside(paper: str, quantity: str, x: Any) -> None:
+def warn_if_far_outside(paper: str, quantity: str, x: Any,
+                        fitted: tuple[float, float]) -> None:
     """Warn with :class:`ExtrapolationWarning` if any ``x`` lies more than
-    :data:`FAR_OUTSIDE_DECADES` decades outside ``paper``'s fitted range of ``quantity``.
+    :data:`FAR_OUTSIDE_DECADES` decades outside ``fitted``, the range of ``quantity`` that
+    ``paper`` fitted (each paper's ``law.FITTED_RANGES``; ``paper`` names it in the message).
 
     The warning names the caller's line (the first frame outside the package), not this one."""
-    low, high = FITTED_RANGES[paper][quantity]
+    low, high = fitted
     arr = np.asarray(x, dtype=float)
     shown = f"{float(arr):.3g}" if arr.ndim == 0 else f"values up to {np.max(arr):.3g}"
     factor = 10.0**FAR_OUTSIDE_DECADES

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from moelaws import allocation as al
-from moelaws import arch
+from moelaws import arch, conventions
 from moelaws.allocation import checks, extended_loss, toy
 from moelaws.leverage.tables import load_configs
 
@@ -246,7 +246,7 @@ def _cfg(**kw):
 def test_flops_split_matches_arch():
     cfg = _cfg()
     s = al.flops_split(cfg)
-    c = arch.counts(cfg, "allocation")
+    c = conventions.counts(cfg, "allocation")
     assert s["C_A"] == c.attention_flops and s["C_E"] == c.ffn_flops
     assert s["r"] == pytest.approx(arch.expert_attention_ratio(cfg))
     assert s["expert_share"] == pytest.approx(s["r"] / (1 + s["r"]))
@@ -422,7 +422,7 @@ def test_toy_settings_and_base():
 
 def test_toy_regenerate_passes_the_design_to_sweep(monkeypatch):
     pytest.importorskip("torch")
-    from moelaws.torchmoe import sweep as sweep_module
+    from moelaws.torchmoe import runs as sweep_module
 
     seen = {}
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from moelaws import arch
+from moelaws import arch, conventions
 from moelaws.arch import MLA, MoEConfig
 
 TINY = MoEConfig(n_layers=2, d_model=8, n_heads=2, n_kv_heads=1, d_ff=16, n_experts=4, top_k=2,
@@ -43,7 +43,7 @@ def test_tied_embeddings_and_biases() -> None:
 
 
 def test_holistic_convention_matches_appendix_a_by_hand() -> None:
-    c = arch.counts(TINY, "holistic")
+    c = conventions.counts(TINY, "holistic")
     # Eq. 10 with N_q = 2, N_kv = 1, d_qkv = 4, d = 8, d_d = 16, d_m = 4, K = 2, one shared
     na = 2 * 8 * 4 * (2 + 1) * 2 + 3 * 8 * 16 * 1 + 1 * (2 * 3 * 8 * 4 + 3 * 8 * 4)
     assert c.active == na
@@ -54,11 +54,11 @@ def test_holistic_convention_matches_appendix_a_by_hand() -> None:
 def test_comprehensive_and_constrained_conventions_by_hand() -> None:
     cfg = MoEConfig(n_layers=3, d_model=16, n_heads=4, n_experts=8, top_k=2, n_shared=1,
                     d_expert=8, vocab_size=10)
-    comp = arch.counts(cfg, "comprehensive")
+    comp = conventions.counts(cfg, "comprehensive")
     assert comp.active == (4 * 4 * 4 + 3 * 3 * 8) * 16 * 3  # Eq. 2, G = 3
     assert comp.total == (4 * 4 * 4 + 3 * 8 * (1 + 8)) * 16 * 3  # Eq. 3, S·G = 1
     assert comp.compute_per_token == comp.active
-    con = arch.counts(cfg, "constrained")
+    con = conventions.counts(cfg, "constrained")
     g = 16 / 8
     assert con.total == pytest.approx(3 * 16**2 * (4 + 3 * 9 / g))  # Eq. 1, shared counted
     assert con.active == pytest.approx(3 * 16**2 * (4 + 3 * 3 / g))
@@ -68,12 +68,12 @@ def test_comprehensive_and_constrained_conventions_by_hand() -> None:
 def test_leverage_and_allocation_flops_by_hand() -> None:
     cfg = MoEConfig(n_layers=2, d_model=16, n_heads=4, n_kv_heads=2, n_experts=8, top_k=2,
                     n_shared=1, d_expert=8, vocab_size=10, context_length=5)
-    lev = arch.counts(cfg, "leverage")
+    lev = conventions.counts(cfg, "leverage")
     attn = 2 * 16**2 * (1 + 2 / 2) + 4 * 5 * 16
     assert lev.attention_flops == 2 * attn
     assert lev.ffn_flops == 2 * (6 * 16 * 2 * 8 + 4 * 16 * 8)
     assert lev.compute_per_token == 3 * (2 * attn + lev.ffn_flops + 2 * 16 * 10)
-    alloc = arch.counts(cfg, "allocation")
+    alloc = conventions.counts(cfg, "allocation")
     attn = 2 * 16**2 + 4 * 16**2 / 2 + 2 * 5 * 16 + 2 * 5 * 16 + 2 * 16**2
     assert alloc.attention_flops == 2 * attn
     assert alloc.ffn_flops == 2 * (2 * 16 * 8 + 6 * 16 * 8 * 3)
@@ -182,9 +182,17 @@ def test_mla_validation() -> None:
         MLA(kv_lora_rank=0, qk_nope_head_dim=1, qk_rope_head_dim=1, v_head_dim=1)
 
 
+def test_arch_counts_exactly_and_sends_a_paper_convention_to_the_registry() -> None:
+    with pytest.raises(ValueError, match=r"moelaws\.conventions\.counts\(cfg, 'leverage'\)"):
+        arch.counts(TINY, "leverage")
+    with pytest.raises(ValueError, match="only the exact convention"):
+        arch.total_params(TINY, "holistic")
+    assert arch.counts(TINY) == conventions.counts(TINY, "exact")
+
+
 def test_unknown_convention_and_preset() -> None:
     with pytest.raises(ValueError, match="convention"):
-        arch.counts(TINY, "kaplan")
+        conventions.counts(TINY, "kaplan")
     with pytest.raises(ValueError, match="preset"):
         arch.preset("GPT-5")
     with pytest.raises(ValueError, match="convention"):
@@ -211,12 +219,12 @@ def test_from_dict_round_trip_and_errors() -> None:
 def test_every_preset_counts_under_every_convention() -> None:
     for cfg in arch.PRESETS.values():
         assert cfg.source
-        for conv in arch.conventions():
-            c = arch.counts(cfg, conv)
+        for conv in conventions.names():
+            c = conventions.counts(cfg, conv)
             assert c.total >= c.active > 0
-        table = arch.conventions_table(cfg)
-        assert list(table.index) == list(arch.conventions())
-    table = arch.presets_table()
+        table = conventions.table(cfg)
+        assert list(table.index) == list(conventions.names())
+    table = conventions.presets_table()
     assert list(table.index) == list(arch.PRESETS)
     assert table.loc["Mixtral-8x7B", "s = n_exp/n_topk (constrained)"] == 4
 
@@ -227,7 +235,7 @@ def test_expert_attention_ratio_of_mla_models_under_three_readings() -> None:
     assert arch.expert_attention_ratio(v3) == pytest.approx(0.439, abs=1e-3)
     # App. C literally with d = d_model: 8·d² + 4·n_ctx·d per layer
     d = 7168
-    c_e = arch.counts(v3, "allocation").ffn_flops
+    c_e = conventions.counts(v3, "allocation").ffn_flops
     assert arch.expert_attention_ratio(v3, attention="d_model") == pytest.approx(
         c_e / (61 * (8 * d * d + 4 * 4096 * d)))
     # the real MLA attention: 2 x projection weights + 2·n_h·(192 + 128) per key

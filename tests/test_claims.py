@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from moelaws import claims
+from moelaws import claims, papers
 from moelaws.claims.core import Claim, evaluate, printed_tolerance
 
 ALL = claims.all_claims()
@@ -85,8 +85,11 @@ def test_errors_are_reported_not_raised() -> None:
 
 
 def test_invalid_claims_are_rejected() -> None:
-    with pytest.raises(ValueError, match="paper"):
-        _claim(paper="nonsense")
+    # A claim names its paper freely; the registry refuses it when a paper hands it over.
+    stray = papers.Paper(id="stray", title="t", label="l", docname="notebooks/99_stray",
+                         claims=lambda: [_claim(paper="nonsense")])
+    with papers.registered(stray), pytest.raises(ValueError, match="paper 'nonsense'"):
+        claims.all_claims("stray")
     with pytest.raises(ValueError, match="relation"):
         _claim(relation="~")
     with pytest.raises(ValueError):

@@ -9,7 +9,7 @@ import sys
 import pytest
 from cli_runner import run_cli, run_process
 
-from moelaws import arch, claims, papers
+from moelaws import arch, claims, conventions, papers
 from moelaws.cli import main
 
 
@@ -103,7 +103,7 @@ def test_counts_table_for_a_preset() -> None:
     proc = run("counts", "mixtral-8x7b")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Mixtral-8x7B")
-    for conv in arch.conventions():
+    for conv in conventions.names():
         assert f"\n{conv} " in proc.stdout
     assert "s = n_exp/n_topk (constrained)" in proc.stdout
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from moelaws import allocation as al
-from moelaws import arch, papers
+from moelaws import arch, conventions, papers
 from moelaws import comprehensive as cl
 from moelaws import constrained as con
 from moelaws import holistic as h
@@ -64,7 +64,7 @@ def test_flags() -> None:
 def test_leverage_verdict_is_eq4_at_training_compute() -> None:
     cfg = arch.preset("DeepSeek-V3")
     row = papers.get("leverage").verdict(cfg, 14.8e12)
-    C = arch.counts(cfg, "leverage").compute_per_token * 14.8e12
+    C = conventions.counts(cfg, "leverage").compute_per_token * 14.8e12
     A = (8 + 1) / (256 + 1)
     G = 2 * 7168 / 2048
     assert row["C (FLOPs)"] == pytest.approx(C)
@@ -104,7 +104,7 @@ def test_comprehensive_gaps_do_not_depend_on_tokens() -> None:
 def test_constrained_verdict_runs_algorithm_1_on_the_models_budgets() -> None:
     cfg = arch.preset("Qwen3-235B-A22B")
     row = papers.get("constrained").verdict(cfg, None)
-    c = arch.counts(cfg, "constrained")
+    c = conventions.counts(cfg, "constrained")
     design = con.optimize(c.total, c.active, 64)
     assert row["routine (l, d, n_exp, n_topk)"] == (design.l, design.d, design.n_exp,
                                                     design.n_topk)
@@ -115,7 +115,7 @@ def test_constrained_verdict_runs_algorithm_1_on_the_models_budgets() -> None:
 
 def test_constrained_grid_extends_when_128_experts_cannot_fit() -> None:
     cfg = arch.preset("gpt-oss-120b")
-    c = arch.counts(cfg, "constrained")
+    c = conventions.counts(cfg, "constrained")
     with pytest.raises(ValueError, match="no configuration fits"):
         con.optimize(c.total, c.active, 64)
     assert constrained_paper.expert_grid(cfg, c.total, c.active)[-1] == 256
@@ -125,7 +125,7 @@ def test_constrained_grid_extends_when_128_experts_cannot_fit() -> None:
 def test_holistic_verdict_matches_the_design_pipeline() -> None:
     cfg = arch.preset("Qwen3-30B-A3B")
     row = papers.get("holistic").verdict(cfg, 36e12)
-    C = arch.counts(cfg, "holistic").compute_per_token * 36e12
+    C = conventions.counts(cfg, "holistic").compute_per_token * 36e12
     assert row["M_opt"] == pytest.approx(float(h.optimal_flops_per_token(C)))
     assert row["design d"] == h.design_report(C).config.d_model
     big = papers.get("holistic").verdict(arch.preset("DeepSeek-V3"), 14.8e12)
@@ -204,7 +204,7 @@ def test_not_applicable_reasons() -> None:
 def test_holistic_recommendation_hits_its_targets_within_5_percent() -> None:
     C = 1e22
     rec = _by_paper(recommend.recommend(compute=C))["holistic"]
-    c = arch.counts(rec.config, "holistic")
+    c = conventions.counts(rec.config, "holistic")
     m_opt = float(h.optimal_flops_per_token(C))
     assert c.compute_per_token == pytest.approx(m_opt, rel=0.05)
     assert c.compute_per_token / c.active == pytest.approx(float(h.optimal_m_over_na(C)),
@@ -218,7 +218,7 @@ def test_constrained_recommendation_fits_both_budgets() -> None:
     total, active = 235e9, 22e9
     rec = _by_paper(recommend.recommend(compute=1e24, total_params=total,
                                         active_params=active))["constrained"]
-    c = arch.counts(rec.config, "constrained")
+    c = conventions.counts(rec.config, "constrained")
     assert c.total <= total and c.active <= active
     assert c.total == rec.values["N_total (Eq. 1)"] and c.active == rec.values["N_active (Eq. 2)"]
     assert c.total > 0.9 * total
@@ -291,9 +291,9 @@ def test_load_config_missing_file_and_unknown_preset(tmp_path) -> None:
 def test_counts_report_equals_arch_counts() -> None:
     cfg = arch.preset("Mixtral-8x7B")
     data = counting.counts_report(cfg)
-    assert set(data["counts"]) == set(arch.conventions())
-    for conv in arch.conventions():
-        c = arch.counts(cfg, conv)
+    assert set(data["counts"]) == set(conventions.names())
+    for conv in conventions.names():
+        c = conventions.counts(cfg, conv)
         assert data["counts"][conv]["total"] == c.total
         assert data["counts"][conv]["active"] == c.active
     assert data["counts"]["constrained"]["forward_flops"] is None
@@ -313,7 +313,7 @@ def test_convention_card_values_come_from_arch() -> None:
     table = card.convention_card(cfg)
     assert list(table.index) == list(papers.ids("card"))
     assert table.loc["comprehensive", "N_a (B)"] == pytest.approx(
-        arch.counts(cfg, "comprehensive").active / 1e9)
+        conventions.counts(cfg, "comprehensive").active / 1e9)
     assert table.loc["allocation", "r / sparsity value"] == pytest.approx(
         arch.expert_attention_ratio(cfg))
     assert table.loc["constrained", "G value"] == 3.5

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy import optimize
 
-from moelaws import arch
+from moelaws import arch, conventions
 from moelaws import comprehensive as cl
 from moelaws.comprehensive import recovery, transcribe
 
@@ -340,7 +340,7 @@ def test_table1_counts_match_arch():
             n_layers=int(r.n_layers), d_model=int(r.d_hidden), n_heads=int(r.n_heads),
             head_dim=int(r.d_head), n_experts=int(r.n_routed), top_k=int(r.n_activated_routed),
             n_shared=int(r.n_shared), d_expert=int(r.d_expert), vocab_size=128256)
-        c = arch.counts(cfg, "comprehensive")
+        c = conventions.counts(cfg, "comprehensive")
         assert counts["N (Eq. 3)"][i] == pytest.approx(c.total)
         assert counts["N_a (Eq. 2)"][i] == pytest.approx(c.active)
     assert counts["N (Eq. 3)"][4] == 3963617280 and counts["N_a (Eq. 2)"][0] == 47972352

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from moelaws import arch
+from moelaws import arch, conventions
 from moelaws.arch import HFConfigWarning, from_hf_config
 from moelaws.arch.hf_config import is_hf_config, uncounted
 from moelaws.arch.vendor_check import TOLERANCE, stored_configs_dir, stored_models
@@ -169,8 +169,8 @@ def test_vendor_conventions_change_the_active_count_as_stated() -> None:
 )
 def test_converted_configs_count_like_the_hand_transcribed_presets(model: str, preset: str) -> None:
     ours, theirs = convert(ROOT / model), arch.preset(preset)
-    for conv in arch.conventions():
-        a, b = arch.counts(ours, conv), arch.counts(theirs, conv)
+    for conv in conventions.names():
+        a, b = conventions.counts(ours, conv), conventions.counts(theirs, conv)
         assert (a.total, a.active, a.embedding) == (b.total, b.active, b.embedding), conv
 
 

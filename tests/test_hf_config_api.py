@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from moelaws import allocation, arch, papers
+from moelaws import allocation, arch, conventions, papers
 from moelaws.arch.hf_config import HF_CONFIG_PARAMETER
 from moelaws.compare import card, counting, recommend, verdicts
 
@@ -45,19 +45,24 @@ CALLS: dict[str, Callable[[Any], Any]] = {
     "arch.expert_weights": lambda x: arch.expert_weights(x, 2048),
     "arch.router_weights": arch.router_weights,
     "arch.embedding_params": arch.embedding_params,
-    **{f"arch.counts[{c}]": (lambda x, c=c: arch.counts(x, c)) for c in arch.conventions()},
-    "arch.total_params": lambda x: arch.total_params(x, "leverage", embeddings=True),
-    "arch.active_params": lambda x: arch.active_params(x, "holistic"),
-    "arch.flops": lambda x: arch.flops(x, "allocation", training=False),
+    "arch.counts": arch.counts,
+    "arch.total_params": lambda x: arch.total_params(x, embeddings=True),
+    "arch.active_params": arch.active_params,
+    "arch.flops": lambda x: arch.flops(x, training=False),
+    **{f"conventions.counts[{c}]": (lambda x, c=c: conventions.counts(x, c))
+       for c in conventions.names()},
+    "conventions.total_params": lambda x: conventions.total_params(x, "leverage", embeddings=True),
+    "conventions.active_params": lambda x: conventions.active_params(x, "holistic"),
+    "conventions.flops": lambda x: conventions.flops(x, "allocation", training=False),
     "arch.activation_ratio": arch.activation_ratio,
     "arch.granularity": lambda x: arch.granularity(x, "comprehensive"),
     "arch.sharing_ratio": arch.sharing_ratio,
     "arch.sparsity": lambda x: arch.sparsity(x, "allocation"),
     "arch.holistic_ratios": arch.holistic_ratios,
     "arch.expert_attention_ratio": arch.expert_attention_ratio,
-    "arch.all_ratios": arch.all_ratios,
-    "arch.conventions_table": arch.conventions_table,
-    "arch.presets_table": lambda x: arch.presets_table([x]).reset_index(drop=True),
+    "conventions.all_ratios": conventions.all_ratios,
+    "conventions.table": conventions.table,
+    "conventions.presets_table": lambda x: conventions.presets_table([x]).reset_index(drop=True),
     "compare.counts_report": _report,
     "compare.convention_card": card.convention_card,
     "compare.arch_checks": lambda x: recommend.arch_checks(x, "constrained"),
@@ -73,7 +78,8 @@ DOCUMENTED = [
     arch.attention_weights, arch.expert_weights, arch.router_weights, arch.embedding_params,
     arch.counts, arch.total_params, arch.active_params, arch.flops, arch.activation_ratio,
     arch.granularity, arch.sharing_ratio, arch.sparsity, arch.holistic_ratios,
-    arch.expert_attention_ratio, arch.all_ratios, arch.conventions_table, arch.as_config,
+    arch.expert_attention_ratio, arch.as_config, conventions.counts, conventions.total_params,
+    conventions.active_params, conventions.flops, conventions.all_ratios, conventions.table,
     counting.counts_report, card.convention_card, recommend.arch_checks,
     verdicts.require_moe, verdicts.caveats, allocation.flops_split,
     *PAPER_VERDICTS.values(), *PAPER_RATIOS.values(),
@@ -175,7 +181,7 @@ def test_a_dict_or_path_that_is_no_hf_config_is_refused_clearly(tmp_path: Path) 
     with pytest.raises(ValueError, match="no such configuration file"):
         arch.total_params(tmp_path / "missing")
     with pytest.raises(ValueError, match="no such configuration file"):
-        arch.all_ratios(str(tmp_path))
+        conventions.all_ratios(str(tmp_path))
 
 
 @pytest.mark.parametrize("fn", DOCUMENTED, ids=lambda f: f"{f.__module__}.{f.__name__}")

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from moelaws import arch
+from moelaws import arch, conventions
 from moelaws import holistic as h
 from moelaws.fit import fit_power_law
 from moelaws.holistic import checks, feasible, fits
@@ -98,7 +98,7 @@ def test_counts_agree_with_arch_holistic_convention() -> None:
     for _, row in frame.iterrows():
         ours = h.counts(row["d"], row["L_d"], row["L_m"], row["d_m"],
                         **h.table4_heads(row["scale"]).as_kwargs())
-        theirs = arch.counts(_row_config(row), "holistic")
+        theirs = conventions.counts(_row_config(row), "holistic")
         assert float(ours.N_a) == theirs.active
         assert float(ours.N) == theirs.total
         assert float(ours.M) == theirs.compute_per_token
@@ -253,7 +253,7 @@ def test_design_round_trip(C: float) -> None:
     assert abs(float(c.M) / float(h.optimal_flops_per_token(C)) - 1) <= 0.05
     assert abs(float(c.N_a) / report.N_a_target - 1) <= 0.05
     assert abs(float(c.N) / report.N_target - 1) <= 0.05
-    assert arch.counts(cfg, "holistic").compute_per_token == pytest.approx(float(c.M))
+    assert conventions.counts(cfg, "holistic").compute_per_token == pytest.approx(float(c.M))
     assert cfg.d_model % 8 == 0 and cfg.d_expert % 8 == 0 and cfg.n_dense_layers >= 1
     assert cfg.d_ff == 3 * cfg.d_model and cfg.n_experts == 288 and cfg.top_k == 8
     assert float(report.feasible.d_min) <= cfg.d_model <= float(report.feasible.d_max) * 1.05
@@ -526,7 +526,7 @@ def test_table3_is_consistent_with_itself() -> None:
 
 
 def test_over_670_counts_app_e_runs() -> None:
-    from moelaws.claims import holistic as registry
+    from moelaws.holistic import claims as registry
 
     claim = next(c for c in registry.CLAIMS if "over 670" in c.ref)
     assert claim.compute() == 667 + 30 and claim.expected == "reproduced"

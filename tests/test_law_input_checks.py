@@ -9,7 +9,7 @@ import math
 import pytest
 import torch
 
-from moelaws import allocation, arch, fit
+from moelaws import allocation, arch, conventions, fit
 from moelaws.compare import compute_optimal, recommend, report, tokens, verdicts
 from moelaws.torchmoe import balance_loss, route, z_loss
 
@@ -71,7 +71,7 @@ def test_compare_checks() -> None:
 
 def test_arch_and_allocation_checks() -> None:
     with pytest.raises(TypeError, match="configs"):
-        arch.presets_table("Mixtral-8x7B")
+        conventions.presets_table("Mixtral-8x7B")
     with pytest.raises(ValueError, match="root"):
         arch.vendor_check_table("")
     with pytest.raises(ValueError, match="name"):

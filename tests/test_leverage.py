@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from moelaws import arch
+from moelaws import arch, conventions
 from moelaws import leverage as lev
 from moelaws.leverage import checks, recovery, tables, toy
 
@@ -261,7 +261,7 @@ def test_metrics_of_known_rows():
 
 def test_model_scale_matches_arch_leverage_convention_without_logits():
     cfg = arch.preset("MoE-mini")
-    c = arch.counts(cfg, "leverage")
+    c = conventions.counts(cfg, "leverage")
     assert tables.model_scale(cfg) == pytest.approx(3 * (c.attention_flops + c.ffn_flops))
     assert tables.model_scale(cfg, shared_factor=6.0) > tables.model_scale(cfg)
     with pytest.raises(ValueError):

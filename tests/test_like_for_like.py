@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from moelaws import arch, papers
+from moelaws import arch, conventions, papers
 from moelaws import comprehensive as cl
 from moelaws.arch.counting import comprehensive_counts
 from moelaws.compare import compute_optimal, granularity, mla, verdicts
@@ -197,9 +197,9 @@ def test_mla_recount_moves_only_mla_models() -> None:
         if not cfg.is_moe or cfg.mla is not None:
             continue
         assert mla.allocation_attention_flops(cfg) == pytest.approx(
-            arch.counts(cfg, "allocation").attention_flops, rel=1e-12), name
+            conventions.counts(cfg, "allocation").attention_flops, rel=1e-12), name
         assert mla.leverage_attention_flops(cfg) == pytest.approx(
-            arch.counts(cfg, "leverage").attention_flops, rel=1e-12), name
+            conventions.counts(cfg, "leverage").attention_flops, rel=1e-12), name
 
 
 def test_deepseek_mla_attention_by_hand() -> None:
@@ -215,7 +215,7 @@ def test_deepseek_mla_attention_by_hand() -> None:
     lev_layer = 2 * (weights - 128 * 128 * 7168) + 4 * 4096 * 7168
     assert mla.leverage_attention_flops(ds) / 61 == pytest.approx(lev_layer, rel=1e-12)
     # Read as d·n_h·d_head, App. C counts 2.55x this attention.
-    assert arch.counts(ds, "allocation").attention_flops / mla.allocation_attention_flops(
+    assert conventions.counts(ds, "allocation").attention_flops / mla.allocation_attention_flops(
         ds) == pytest.approx(2.553, abs=2e-3)
 
 

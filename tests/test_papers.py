@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from moelaws import arch, claims, papers
+from moelaws import arch, claims, conventions, papers
 from moelaws.arch.counting import exact_counts
 from moelaws.cli import main
 from moelaws.compare import calculator, card, counting, recommend, regimes, verdicts
@@ -69,7 +69,7 @@ def test_lookups_name_the_valid_papers() -> None:
         pass
     assert papers.ids("verdict") == ("leverage", "holistic", "comprehensive", "constrained",
                                      "allocation")
-    assert arch.conventions()[0] == "exact"
+    assert conventions.names()[0] == "exact"
 
 
 # --- a paper that exists only in this test ---------------------------------------------------
@@ -91,7 +91,7 @@ def _toy_recommend(budget: Budget) -> Recommendation:
 
 
 def _toy_verdict(cfg: arch.MoEConfig, tokens: float | None) -> dict:
-    C = arch.counts(cfg, TOY_ID).compute_per_token * (math.nan if tokens is None else tokens)
+    C = conventions.counts(cfg, TOY_ID).compute_per_token * (math.nan if tokens is None else tokens)
     return {"r* (toy)": toy_law(C) if math.isfinite(C) else math.nan,
             "convention": "toy: exact counts", "flags": flags(TOY_ID, C=C), "caveat": ""}
 
@@ -167,7 +167,7 @@ def test_a_paper_registered_in_a_test_appears_everywhere(capsys) -> None:
         assert calculator.calculator_chart(grid).to_dict()["vconcat"]
 
     assert TOY_ID not in papers.ids()
-    assert TOY_ID not in arch.conventions()
+    assert TOY_ID not in conventions.names()
     with pytest.raises(ValueError, match="toylaw"):
         claims.all_claims(TOY_ID)
 
@@ -178,7 +178,7 @@ SHARED_MODULES = ("cli.py", "claims/__init__.py", "claims/core.py", "claims/repo
                   "compare/__init__.py", "compare/calculator.py", "compare/card.py",
                   "compare/counting.py", "compare/recommend.py", "compare/regimes.py",
                   "compare/report.py", "compare/tokens.py", "compare/verdicts.py",
-                  "arch/tables.py", "torchmoe/sweep.py")
+                  "conventions.py", "torchmoe/sweep.py")
 """Modules that treat the papers alike: they may name no paper."""
 
 
@@ -195,6 +195,55 @@ def test_shared_modules_name_no_paper(module: str) -> None:
                         if isinstance(node, ast.ImportFrom) and node.module == "moelaws"
                         for alias in node.names if alias.name in ids})
     assert named == [] and imported == [], (named, imported)
+
+
+PAPER_NAMING_LEFT: dict[str, frozenset[str]] = {
+    # each paper's counting formula and ratio conventions (issue 26: to move into its folder)
+    "arch/counting.py": frozenset({"leverage", "holistic", "comprehensive", "constrained",
+                                   "allocation"}),
+    "arch/ratios.py": frozenset({"leverage", "comprehensive", "constrained", "allocation"}),
+    # tables of the chapters' data, by paper (issue 26: a role of each adapter)
+    "chapter_tables.py": frozenset({"leverage", "holistic", "comprehensive", "constrained"}),
+    "data_tables.py": frozenset({"leverage", "holistic", "comprehensive", "constrained"}),
+    # comparisons of two or three named papers' formulas
+    "compare/compute_optimal.py": frozenset({"leverage", "holistic", "comprehensive"}),
+    "compare/granularity.py": frozenset({"leverage", "comprehensive", "constrained"}),
+    "compare/mla.py": frozenset({"leverage", "allocation"}),
+}
+"""Modules outside a paper's folder that still name it (by its id or by importing its
+package); the list may only shrink (issue 26: the registry is the only list of papers)."""
+
+
+def _own_folder(path: Path) -> str | None:
+    parts = path.relative_to(ROOT / "moelaws").parts
+    if parts[0] == "arch" and parts[-1] in ("paper.py", "claims.py"):
+        return "anatomy"
+    return parts[0] if len(parts) > 1 and parts[0] in papers.ids() else None
+
+
+def _papers_named(path: Path) -> set[str]:
+    ids = set(papers.ids())
+    named = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        modules: list[str] = []
+        if isinstance(node, ast.Constant) and node.value in ids:
+            named.add(node.value)
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            modules = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        named.update(m.split(".")[1] for m in modules
+                     if m.startswith("moelaws.") and m.split(".")[1] in ids)
+    return named
+
+
+def test_no_new_module_outside_a_paper_folder_names_the_paper() -> None:
+    found = {}
+    for path in sorted((ROOT / "moelaws").rglob("*.py")):
+        named = _papers_named(path) - {_own_folder(path)}
+        if named:
+            found[path.relative_to(ROOT / "moelaws").as_posix()] = frozenset(named)
+    assert found == PAPER_NAMING_LEFT
 
 
 # --- one entry point for toy training ---------------------------------------------------------

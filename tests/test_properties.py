@@ -26,10 +26,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from moelaws import arch, cli
+from moelaws import arch, cli, papers
 from moelaws.validation import CLI_RANGES, ExtrapolationWarning, documents_nan
 
-PACKAGES = ("leverage", "constrained", "holistic", "comprehensive", "allocation", "arch")
+PACKAGES = tuple(adapter.split(".")[1] for adapter in papers.ADAPTERS)
+"""Every paper's package, from the registry (chapter 0's is ``arch``)."""
 
 # A valid value for every argument name the public laws use (one baseline call must succeed).
 VALID: dict[str, Any] = dict(

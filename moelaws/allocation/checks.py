@@ -23,11 +23,11 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from moelaws import arch
 from moelaws.allocation._domain import Array, check_compute
 from moelaws.allocation.design import flops_split
 from moelaws.allocation.law import compute_for_ratio, optimal_ratio
 from moelaws.arch import MoEConfig
+from moelaws.arch.counting import allocation_counts
 from moelaws.paper_data import read_csv
 from moelaws.validation import positive
 
@@ -146,7 +146,7 @@ def value_application_as_printed(cfg: MoEConfig) -> float:
     (the cost of the attention weights). The chapter checks which reading keeps the leverage
     Table 12 groups at fixed per-token compute.
     """
-    c = arch.counts(cfg, "allocation")
+    c = allocation_counts(cfg)
     q_width = cfg.n_heads * cfg.attn_head_dim
     arch_term = 2.0 * cfg.context_length * q_width
     return c.attention_flops + cfg.n_layers * (2.0 * cfg.d_model * q_width - arch_term)
@@ -166,14 +166,15 @@ def table12_flops(vocab_size: int = LEVERAGE_VOCAB_SIZE) -> pd.DataFrame:
         cfg = table12_config(row, vocab_size)
         split = flops_split(cfg)
         att_printed = value_application_as_printed(cfg)
+        counts = allocation_counts(cfg)
         rows.append({
             **row.to_dict(), **split,
             "C_A+C_E": split["C_A"] + split["C_E"],
             "C_A+C_E printed": att_printed + split["C_E"],
             "r printed": split["C_E"] / att_printed,
-            "active_params": arch.active_params(cfg, "allocation"),
-            "total_params": arch.total_params(cfg, "allocation"),
-            "total_params_with_embeddings": arch.total_params(cfg, "allocation", embeddings=True),
+            "active_params": counts.active,
+            "total_params": counts.total,
+            "total_params_with_embeddings": counts.total + counts.embedding,
         })
     table = leverage_table12()
     ints = [c for c in table.columns if pd.api.types.is_integer_dtype(table[c])]

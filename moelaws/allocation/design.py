@@ -19,6 +19,7 @@ import math
 
 from moelaws import arch
 from moelaws.arch import MoEConfig
+from moelaws.arch.counting import allocation_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 
 
@@ -44,7 +45,7 @@ def flops_split(cfg: ConfigLike) -> dict[str, float]:
     ValueError
         For a dense configuration (S is undefined).
     """
-    c = arch.counts(cfg, "allocation")
+    c = allocation_counts(cfg)
     return {
         "C_A": c.attention_flops,
         "C_E": c.ffn_flops,
@@ -52,7 +53,7 @@ def flops_split(cfg: ConfigLike) -> dict[str, float]:
         "expert_share": c.ffn_flops / (c.attention_flops + c.ffn_flops),
         "attention_share_with_logits": c.attention_flops / c.forward_flops,
         "S": arch.sparsity(cfg, "allocation"),
-        "training_flops_per_token": arch.flops(cfg, "allocation", training=True),
+        "training_flops_per_token": 3.0 * c.forward_flops,
     }
 
 
@@ -105,7 +106,7 @@ def config_for_ratio(
     if not base.is_moe or base.n_dense_layers or base.mla is not None:
         raise ValueError("config_for_ratio needs an MoE config without dense layers or MLA")
     if flops_per_layer is None:
-        c = arch.counts(base, "allocation")
+        c = allocation_counts(base)
         flops_per_layer = (c.attention_flops + c.ffn_flops) / base.n_layers
     if not (math.isfinite(flops_per_layer) and flops_per_layer > 0):
         raise ValueError("flops_per_layer must be positive and finite")

@@ -36,6 +36,13 @@ SWEPT_RATIOS: tuple[float, float] = (0.2, 1.5)
 """App. B.1: the range of r swept at fixed per-token compute."""
 
 
+FITTED_RANGES: dict[str, tuple[float, float]] = {"C": (1e18, 1e21)}
+"""The range of each law input the paper fitted, from the text: budgets up to 1e21 training FLOPs.
+
+A law evaluated more than :data:`moelaws.validation.FAR_OUTSIDE_DECADES` decades outside
+it warns; a test keeps it equal to the adapter's ``fitted_ranges``."""
+
+
 def sparsity_from_experts(n_experts: Array, n_active: Array = ACTIVE_EXPERTS) -> Array:
     """Sparsity ``S = (E − E_act) / E`` (Section 2.1, App. B.1).
 
@@ -114,7 +121,7 @@ def optimal_ratio(C: Array, S: Array) -> Array:
         For a compute far (a million times) outside the 1e18-1e21 FLOPs the paper swept.
     """
     c = check_compute(C)
-    warn_if_far_outside("allocation", "C", c)
+    warn_if_far_outside("allocation", "C", c, FITTED_RANGES["C"])
     return alpha_r(S) * c ** beta_r(S)
 
 

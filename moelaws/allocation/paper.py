@@ -17,10 +17,20 @@ from moelaws.allocation.design import flops_split
 from moelaws.allocation.law import expert_fraction, optimal_ratio
 from moelaws.arch.counting import allocation_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
-from moelaws.compare.recommend import Budget, Recommendation, not_applicable
-from moelaws.compare.regimes import Range, flags
-from moelaws.compare.verdicts import NAN, caveats, require_moe, tokens_or_nan
-from moelaws.papers import CalculatorBlock, Card, Convention, Paper
+from moelaws.roles import (
+    NAN,
+    Budget,
+    CalculatorBlock,
+    Card,
+    Convention,
+    Paper,
+    Range,
+    Recommendation,
+    caveats,
+    out_of_range,
+    require_moe,
+    tokens_or_nan,
+)
 
 ID = "allocation"
 
@@ -29,8 +39,9 @@ ALLOCATION_S = 62 / 65
 
 
 def _claims() -> list:
-    # Imported when asked for: the claims check paper ids against the registry.
-    from moelaws.claims.allocation import CLAIMS
+    # Imported when asked for: the claims read every table of the paper, and the commands
+    # that need no claim (``moelaws counts``, ``design``) should not pay for them.
+    from moelaws.allocation.claims import CLAIMS
 
     return list(CLAIMS)
 
@@ -56,7 +67,8 @@ def recommend(budget: Budget) -> Recommendation:
     compute = budget.compute
     sparsity = ALLOCATION_S if budget.sparsity is None else budget.sparsity
     if compute is None:
-        return not_applicable(ID, "needs --compute (r* is a law of C)", conv)
+        return Recommendation.not_applicable(
+            ID, PAPER.label, "needs --compute (r* is a law of C)", conv)
     r_star = float(optimal_ratio(compute, sparsity))
     values = {
         "S (sparsity)": sparsity, "r* = C_E/C_A": r_star,
@@ -66,7 +78,7 @@ def recommend(budget: Budget) -> Recommendation:
         ID, PAPER.label, True, values=values, convention=conv,
         open_fields=(f"everything but the attention/expert split; S = {sparsity:.4f} is our "
                      "default (App. B.1's 65 experts, 3 active)"),
-        flags=tuple(flags(ID, C=compute, S=sparsity)),
+        flags=tuple(out_of_range(fitted_ranges(), C=compute, S=sparsity)),
     )
 
 
@@ -105,7 +117,7 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
         "expert share at r*": r_star / (1 + r_star) if math.isfinite(r_star) else NAN,
         "r/r*": split["r"] / r_star,
         "convention": "allocation: App. C forward FLOPs (context 4096 terms), C = 3 x fwd x D",
-        "flags": flags(ID, C=C, S=split["S"]),
+        "flags": out_of_range(fitted_ranges(), C=C, S=split["S"]),
         "caveat": caveats(cfg, "" if math.isfinite(C) else "training tokens unpublished"),
     }
 

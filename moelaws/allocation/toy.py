@@ -10,7 +10,7 @@ short warm-up, so the validation losses at the evaluation checkpoints are losses
 training compute C = tokens × FLOPs per token, comparable across runs.
 
 The runs are cached as CSV in ``moelaws/data/allocation/`` (files ``toy_allocation.*.csv``
-written by :func:`moelaws.torchmoe.sweep.sweep`); the chapter reads them with
+written by :func:`moelaws.torchmoe.runs.sweep`); the chapter reads them with
 :func:`load_runs` and :func:`load_curves` and never trains. The runs are the named sweep
 ``toy_allocation`` of the book's one training entry point::
 
@@ -87,7 +87,7 @@ def regenerate(*, retrain: bool = False, progress: bool = True) -> pd.DataFrame:
     import torch
 
     from moelaws.torchmoe.data import get_corpus
-    from moelaws.torchmoe.sweep import sweep
+    from moelaws.torchmoe.runs import sweep
 
     corpus = get_corpus("pydoc")
     threads = torch.get_num_threads()

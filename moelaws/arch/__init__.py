@@ -1,4 +1,7 @@
-"""One description of an MoE transformer, and every paper's way of counting it.
+"""One description of an MoE transformer, counted exactly and by each paper's formulas.
+
+Counting under a convention by name, every paper's ratios and the tables that put them side
+by side reach the papers through their registry: they are in :mod:`moelaws.conventions`.
 
 >>> from moelaws import arch
 >>> cfg = arch.preset("Mixtral-8x7B")
@@ -12,7 +15,6 @@ from moelaws.arch.counting import (
     Counts,
     active_params,
     attention_weights,
-    conventions,
     counts,
     embedding_params,
     expert_weights,
@@ -30,14 +32,12 @@ from moelaws.arch.hf_config import (
 from moelaws.arch.presets import PRESETS, preset
 from moelaws.arch.ratios import (
     activation_ratio,
-    all_ratios,
     expert_attention_ratio,
     granularity,
     holistic_ratios,
     sharing_ratio,
     sparsity,
 )
-from moelaws.arch.tables import conventions_table, presets_table
 from moelaws.arch.vendor_check import vendor_check_summary, vendor_check_table
 from moelaws.validation import guard_public
 
@@ -51,11 +51,8 @@ __all__ = [
     "MoEConfig",
     "activation_ratio",
     "active_params",
-    "all_ratios",
     "as_config",
     "attention_weights",
-    "conventions",
-    "conventions_table",
     "counts",
     "embedding_params",
     "expert_attention_ratio",
@@ -66,7 +63,6 @@ __all__ = [
     "hf_config",
     "holistic_ratios",
     "preset",
-    "presets_table",
     "router_weights",
     "sharing_ratio",
     "sparsity",

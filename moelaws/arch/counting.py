@@ -4,8 +4,8 @@ The five papers count parameters and compute differently; each convention below 
 paper's formulas to a configuration. Where a paper's architecture family lacks a feature that
 a configuration has (shared experts, leading dense layers, MLA attention), the generalisation
 used is stated in the function's docstring. Each paper's adapter (:mod:`moelaws.papers`, role
-``convention``) names its function here; :func:`counts` and :func:`conventions` read the
-conventions from that registry, so this module keeps no list of papers.
+``convention``) names its function here. :func:`counts` and the functions built on it count
+exactly; :mod:`moelaws.conventions`, above the registry, counts under any convention by name.
 
 Conventions
 -----------
@@ -340,38 +340,29 @@ def allocation_counts(cfg: MoEConfig) -> Counts:
     )
 
 
-def conventions() -> tuple[str, ...]:
-    """The names of the conventions: ``"exact"`` and each paper's, in the book's reading order.
-
-    They come from the registry of papers (:mod:`moelaws.papers`, role ``convention``).
-    """
-    from moelaws import papers
-
-    return tuple(p.convention.name for p in papers.having("convention"))
-
-
 @accepts_hf_config
 def counts(cfg: ConfigLike, convention: str = "exact") -> Counts:
-    """Counts of ``cfg`` under one of :func:`conventions`.
+    """Exact counts of ``cfg`` (convention ``exact``, :func:`exact_counts`).
+
+    A paper's convention is the paper's own (its adapter's role ``convention``); count under
+    any of them by name with :func:`moelaws.conventions.counts`.
 
     Parameters
     ----------
     cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    convention
+        ``"exact"``, the only convention this module knows by name.
 
     Raises
     ------
     ValueError
-        If ``convention`` is unknown.
+        If ``convention`` is not ``"exact"``.
     """
-    if convention == "exact":
-        return exact_counts(cfg)
-    # Imported here: the registry loads the paper subpackages, which import this module.
-    from moelaws import papers
-
-    for paper in papers.having("convention"):
-        if paper.convention.name == convention:
-            return paper.convention.count(cfg)
-    raise ValueError(f"unknown convention {convention!r}; choose from {', '.join(conventions())}")
+    if convention != "exact":
+        raise ValueError(f"moelaws.arch counts only the exact convention, not {convention!r}; "
+                         f"count under a paper's with moelaws.conventions.counts(cfg, "
+                         f"{convention!r})")
+    return exact_counts(cfg)
 
 
 @accepts_hf_config

@@ -8,12 +8,13 @@ the book's own counting convention, and none of the roles of a law.
 from __future__ import annotations
 
 from moelaws.arch.counting import exact_counts
-from moelaws.papers import Convention, Paper
+from moelaws.roles import Convention, Paper
 
 
 def _claims() -> list:
-    # Imported when asked for: the claims check paper ids against the registry.
-    from moelaws.claims.anatomy import CLAIMS
+    # Imported when asked for: the claims read every table of the paper, and the commands
+    # that need no claim (``moelaws counts``, ``design``) should not pay for them.
+    from moelaws.arch.claims import CLAIMS
 
     return list(CLAIMS)
 

@@ -1,7 +1,7 @@
 """Published MoE configurations, each with the source it was transcribed from.
 
 The published parameter counts are not stored here: they are the paper/model-card values of
-the ``anatomy`` claims (:mod:`moelaws.claims.anatomy`), which compare them with our counts.
+the ``anatomy`` claims (:mod:`moelaws.arch.claims`), which compare them with our counts.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ holistic           S (sequence length), M/N_a, N/N_a      see :func:`holistic_ra
 from __future__ import annotations
 
 from moelaws.arch.config import MoEConfig
-from moelaws.arch.counting import counts
+from moelaws.arch.counting import allocation_counts, exact_counts, holistic_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 
 
@@ -114,7 +114,7 @@ def holistic_ratios(cfg: ConfigLike) -> dict[str, float]:
     ----------
     cfg : MoEConfig or Hugging Face config (dict, path or directory)
     """
-    c = counts(cfg, "holistic")
+    c = holistic_counts(cfg)
     return {"M/N_a": c.compute_per_token / c.active, "N/N_a": c.total / c.active}
 
 
@@ -148,11 +148,11 @@ def expert_attention_ratio(cfg: ConfigLike, *, attention: str = "convention") ->
     ValueError
         For an unknown ``attention``.
     """
-    c = counts(cfg, "allocation")
+    c = allocation_counts(cfg)
     if attention == "convention":
         c_a = c.attention_flops
     elif attention == "exact":
-        c_a = counts(cfg, "exact").attention_flops
+        c_a = exact_counts(cfg).attention_flops
     elif attention == "d_model":
         d = float(cfg.d_model)
         projections = 4.0 * d * d + 4.0 * d * d * cfg.kv_heads / cfg.n_heads
@@ -161,23 +161,3 @@ def expert_attention_ratio(cfg: ConfigLike, *, attention: str = "convention") ->
     else:
         raise ValueError(f"attention must be 'convention', 'd_model' or 'exact', got {attention!r}")
     return c.ffn_flops / c_a
-
-
-@accepts_hf_config
-def all_ratios(cfg: ConfigLike) -> dict[str, float]:
-    """Every paper's ratios for one configuration (NaN where undefined, e.g. dense models).
-
-    The papers and their ratios come from the registry (:mod:`moelaws.papers`, role
-    ``ratios``), in reading order; each name says which paper it belongs to.
-
-    Parameters
-    ----------
-    cfg : MoEConfig or Hugging Face config (dict, path or directory)
-    """
-    # Imported here: the registry loads the paper subpackages, which import this module.
-    from moelaws import papers
-
-    out: dict[str, float] = {}
-    for paper in papers.having("ratios"):
-        out.update(paper.ratios(cfg))
-    return out

@@ -360,8 +360,7 @@ def _half_unit_billions(printed: str | None, stated: float) -> float:
     ``printed`` is the size as the vendor prints it, with a ``T`` suffix for trillions
     (``"1.04T"``); ``None`` means the stated number in billions as ``sources.json`` holds it.
     """
-    # Imported here: the claims registry loads the paper subpackages, which import this package.
-    from moelaws.claims.core import printed_tolerance
+    from moelaws.claim import printed_tolerance
 
     if printed is None:
         return printed_tolerance(f"{stated:g}")

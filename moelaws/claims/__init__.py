@@ -8,7 +8,7 @@ Usage::
     claims.all_claims()          # every registered Claim
     claims.KINDS                 # what kind a claim is: reproduction, consistency, ...
 
-Each paper's claims are in ``moelaws.claims.<paper>`` (a list ``CLAIMS``); the papers, their
+Each paper's claims are in its folder, ``moelaws.<paper>.claims`` (a list ``CLAIMS``); the
 titles and their order come from the registry of papers, :mod:`moelaws.papers`.
 """
 

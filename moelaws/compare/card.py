@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from moelaws import arch, papers
+from moelaws import papers
 from moelaws.arch import MoEConfig
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 
 
 def _values(cfg: MoEConfig, paper: papers.Paper) -> dict[str, float]:
-    c = arch.counts(cfg, paper.convention.name)
+    c = paper.convention.count(cfg)
     return {"N (B)": c.total / 1e9, "N_a (B)": c.active / 1e9,
             "C/D per token (G)": c.compute_per_token / 1e9, **paper.card.values(cfg)}
 

@@ -38,11 +38,11 @@ App. I count on the stand-in architecture."""
 def _kappa_leverage(compute_common: float) -> float:
     """App. I's M over 6·N_a for the holistic design at this budget, at the leverage paper's
     sequence length and vocabulary (Table 5 itself fixes no architecture)."""
-    from moelaws import arch
+    from moelaws import conventions
 
     _, rep = _kappa_holistic(compute_common)
     cfg = rep.config.replace(context_length=LEVERAGE_SEQ_LEN, vocab_size=LEVERAGE_VOCAB)
-    lev = arch.counts(cfg, "leverage")
+    lev = conventions.counts(cfg, "leverage")
     return lev.compute_per_token / (6.0 * lev.active)
 
 

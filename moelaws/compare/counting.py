@@ -3,7 +3,7 @@
 :func:`load_config` reads a preset name, a JSON file of :class:`~moelaws.arch.MoEConfig`
 fields or a Hugging Face ``config.json`` (file or directory); :func:`counts_report` gathers
 :func:`moelaws.arch.counts` under each convention of the registry of papers (role
-``convention``, with its one-line note) and :func:`moelaws.arch.all_ratios`.
+``convention``, with its one-line note) and :func:`moelaws.conventions.all_ratios`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from moelaws import arch, papers
+from moelaws import arch, conventions, papers
 from moelaws.arch import MoEConfig
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config, is_hf_config
 from moelaws.arch.hf_json import read_json_object
@@ -80,12 +80,12 @@ def counts_report(cfg: ConfigLike) -> dict[str, Any]:
         total_with_embeddings, active_with_embeddings}}``: non-embedding parameters, then
         the same with the input embedding and output head added, as model cards mostly
         count; forward FLOPs per token; NaN as ``None``) and ``ratios``
-        (:func:`moelaws.arch.all_ratios`, NaN as ``None``).
+        (:func:`moelaws.conventions.all_ratios`, NaN as ``None``).
     """
     table = {}
     for paper in papers.having("convention"):
         conv = paper.convention.name
-        c = arch.counts(cfg, conv)
+        c = conventions.counts(cfg, conv)
         table[conv] = {
             "total": _clean(c.total), "active": _clean(c.active),
             "embedding": _clean(c.embedding),
@@ -96,7 +96,7 @@ def counts_report(cfg: ConfigLike) -> dict[str, Any]:
             "total_with_embeddings": _clean(c.total + c.embedding),
             "active_with_embeddings": _clean(c.active + c.embedding),
         }
-    ratios = {k: _clean(v) for k, v in arch.all_ratios(cfg).items()}
+    ratios = {k: _clean(v) for k, v in conventions.all_ratios(cfg).items()}
     return {"config": cfg.to_dict(), "counts": table, "ratios": ratios}
 
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from moelaws import arch
+from moelaws import arch, conventions
 from moelaws.allocation.law import optimal_ratio
 from moelaws.arch.config import MoEConfig
 from moelaws.arch.counting import attention_weights
@@ -48,7 +48,7 @@ def allocation_attention_flops(cfg: MoEConfig) -> float:
     float
         Over all layers: 2 x the attention projection weights plus the context terms
         ``2·n_ctx·n_h·(d_qk + d_v)`` (App. C's attention weights and value application).
-        Equals ``arch.counts(cfg, "allocation").attention_flops`` without MLA.
+        Equals ``allocation_counts(cfg).attention_flops`` without MLA.
     """
     proj = 2.0 * attention_weights(cfg, biases=False, norms=False)
     mixing = 2.0 * cfg.context_length * cfg.n_heads * (cfg.attn_head_dim + cfg.value_head_dim)
@@ -67,10 +67,10 @@ def leverage_attention_flops(cfg: MoEConfig) -> float:
     float
         Over all layers: 2 x the query and key-value projection weights (App. I counts no
         output projection) plus App. I's context term ``4·s·d``. Equals
-        ``arch.counts(cfg, "leverage").attention_flops`` without MLA.
+        ``leverage_counts(cfg).attention_flops`` without MLA.
     """
     if cfg.mla is None:
-        return float(arch.counts(cfg, "leverage").attention_flops)
+        return float(conventions.counts(cfg, "leverage").attention_flops)
     proj = 2.0 * (attention_weights(cfg, biases=False, norms=False) - _output_weights(cfg))
     return cfg.n_layers * (proj + 4.0 * cfg.context_length * cfg.d_model)
 
@@ -93,7 +93,7 @@ def real_attention_row(cfg: MoEConfig, tokens: float | None) -> dict[str, float]
         and r/r*, and the leverage paper's M, EL (Eq. 4) and D/D_opt (Table 5).
     """
     D = math.nan if tokens is None else float(tokens)
-    alloc, levc = arch.counts(cfg, "allocation"), arch.counts(cfg, "leverage")
+    alloc, levc = conventions.counts(cfg, "allocation"), conventions.counts(cfg, "leverage")
     S = arch.sparsity(cfg, "allocation")
     A, G = arch.activation_ratio(cfg), arch.granularity(cfg, "leverage")
     row: dict[str, float] = {"MLA": cfg.mla is not None}

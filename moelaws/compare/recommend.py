@@ -15,98 +15,11 @@ non-embedding parameter counts (each paper reads them in its own convention, see
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
 
-from moelaws import arch, papers
-from moelaws.arch import MoEConfig
+from moelaws import arch, conventions, papers
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
-
-
-@dataclass(frozen=True)
-class Budget:
-    """The budgets a recommendation is asked for (``None``: not given).
-
-    Attributes
-    ----------
-    compute
-        Training compute in FLOPs.
-    total_params
-        Memory budget: total non-embedding parameters.
-    active_params
-        Inference budget: active non-embedding parameters per token.
-    sparsity
-        The allocation paper's S = (E − E_act)/E for its Eq. 1, or ``None`` for its default.
-    """
-
-    compute: float | None = None
-    total_params: float | None = None
-    active_params: float | None = None
-    sparsity: float | None = None
-
-
-@dataclass(frozen=True)
-class Recommendation:
-    """One paper's answer for a budget.
-
-    Attributes
-    ----------
-    paper, label
-        Short identifier and full label of the paper.
-    applicable
-        Whether the paper's procedure could be run on the given budgets.
-    reason
-        Why not (empty when applicable).
-    values
-        What the paper prescribes (ratios, sizes, tokens), by name.
-    config
-        The recommended architecture, where the paper determines one.
-    checks
-        ``arch`` counts of ``config``: total/active parameters and forward/training FLOPs per
-        token under the exact count and under the paper's own convention.
-    ratios
-        Every paper's ratios of ``config`` (:func:`moelaws.arch.all_ratios`).
-    open_fields
-        What the paper leaves undetermined, and the defaults we chose.
-    convention
-        How the paper counts the budgets it reads.
-    flags
-        Budgets outside the paper's fitted range.
-    """
-
-    paper: str
-    label: str
-    applicable: bool
-    reason: str = ""
-    values: dict[str, float | int | str] = field(default_factory=dict)
-    config: MoEConfig | None = None
-    checks: dict[str, float] = field(default_factory=dict)
-    ratios: dict[str, float] = field(default_factory=dict)
-    open_fields: str = ""
-    convention: str = ""
-    flags: tuple[str, ...] = ()
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (NaN becomes ``None``; the config becomes its field dict)."""
-        return {
-            "paper": self.paper,
-            "label": self.label,
-            "applicable": self.applicable,
-            "reason": self.reason,
-            "values": {k: _json(v) for k, v in self.values.items()},
-            "config": None if self.config is None else self.config.to_dict(),
-            "checks": {k: _json(v) for k, v in self.checks.items()},
-            "ratios": {k: _json(v) for k, v in self.ratios.items()},
-            "open_fields": self.open_fields,
-            "convention": self.convention,
-            "flags": list(self.flags),
-        }
-
-
-def _json(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+from moelaws.roles import Budget, Recommendation
 
 
 def _check_budget(name: str, value: float | None) -> float | None:
@@ -138,7 +51,7 @@ def arch_checks(cfg: ConfigLike, convention: str) -> dict[str, float]:
         ``active (<convention>)``, ``compute per token (<convention>)``.
     """
     exact = arch.counts(cfg, "exact")
-    own = arch.counts(cfg, convention)
+    own = conventions.counts(cfg, convention)
     return {
         "total": exact.total, "active": exact.active, "embedding": exact.embedding,
         "forward FLOPs/token": exact.forward_flops,
@@ -151,6 +64,9 @@ def arch_checks(cfg: ConfigLike, convention: str) -> dict[str, float]:
 def not_applicable(paper: str, reason: str, convention: str) -> Recommendation:
     """The record of a paper whose procedure cannot run on the given budgets.
 
+    A paper's own adapter, below the registry, builds the same record with
+    :meth:`Recommendation.not_applicable`, giving its label itself.
+
     Raises
     ------
     ValueError
@@ -159,7 +75,7 @@ def not_applicable(paper: str, reason: str, convention: str) -> Recommendation:
     for label, text in (("reason", reason), ("convention", convention)):
         if not isinstance(text, str) or not text.strip():
             raise ValueError(f"{label} must be a non-empty string, got {text!r}")
-    return Recommendation(paper, papers.get(paper).label, False, reason, convention=convention)
+    return Recommendation.not_applicable(paper, papers.get(paper).label, reason, convention)
 
 
 def recommend(
@@ -207,8 +123,19 @@ def recommend(
     if sparsity is not None and not (isinstance(sparsity, (int, float)) and 0 <= sparsity < 1):
         raise ValueError(f"sparsity must lie in [0, 1), got {sparsity!r}")
     budget = Budget(compute, total_params, active_params, sparsity)
-    return [_over_budget(p.recommend(budget), total_params, active_params)
+    return [_over_budget(_with_checks(p.recommend(budget)), total_params, active_params)
             for p in papers.having("recommend")]
+
+
+def _with_checks(rec: Recommendation) -> Recommendation:
+    """``rec`` with the ``arch`` counts and every paper's ratios of its configuration (a paper's
+    adapter gives the configuration; the other papers' conventions are seen only from here)."""
+    if rec.config is None:
+        return rec
+    own = papers.get(rec.paper)
+    checks = rec.checks or (arch_checks(rec.config, own.convention.name)
+                            if own.convention is not None else {})
+    return replace(rec, checks=checks, ratios=rec.ratios or conventions.all_ratios(rec.config))
 
 
 def _over_budget(rec: Recommendation, total_params: float | None,

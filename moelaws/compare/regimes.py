@@ -9,26 +9,7 @@ its text states.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class Range:
-    """A fitted interval of one quantity, with its unit and where it comes from."""
-
-    quantity: str
-    low: float
-    high: float
-    source: str
-
-    def describe(self, value: float) -> str | None:
-        """A one-line flag if ``value`` lies outside the range, else ``None``."""
-        if not math.isfinite(value) or self.low <= value <= self.high:
-            return None
-        side = "above" if value > self.high else "below"
-        return (f"{self.quantity} = {value:.3g} is {side} the fitted range "
-                f"[{self.low:.3g}, {self.high:.3g}] ({self.source})")
+from moelaws.roles import Range, out_of_range
 
 
 def fitted_ranges() -> dict[str, dict[str, Range]]:
@@ -73,11 +54,4 @@ def flags(paper: str, **values: float) -> list[str]:
 
     if not isinstance(paper, str):
         raise TypeError(f"paper must be a paper id (a string), not {type(paper).__name__}")
-    ranges = papers.get(paper, "fitted_ranges").fitted_ranges()
-    out = []
-    for name, value in values.items():
-        if name in ranges and value is not None:
-            line = ranges[name].describe(float(value))
-            if line:
-                out.append(line)
-    return out
+    return out_of_range(papers.get(paper, "fitted_ranges").fitted_ranges(), **values)

@@ -18,53 +18,15 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from moelaws import arch, papers
-from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 from moelaws.compare.tokens import _preset_names, training_tokens
-
-NAN = math.nan
-
-MLA_CAVEAT = (
-    "MLA attention: this paper's formula assumes multi-head attention; our generalisation "
-    "(arch module docstrings) is a stretch for DeepSeek-V3/Kimi-K2"
+from moelaws.roles import (
+    MLA_CAVEAT,
+    NAN,
+    caveats,
+    position,
+    require_moe,
+    tokens_or_nan,
 )
-
-
-@accepts_hf_config
-def require_moe(cfg: ConfigLike) -> None:
-    """Raise a ValueError for a dense configuration (the laws compare MoE configurations).
-
-    Parameters
-    ----------
-    cfg : MoEConfig or Hugging Face config (dict, path or directory)
-    """
-    if not cfg.is_moe:
-        raise ValueError(f"{cfg.name} is dense: the five laws compare MoE configurations")
-
-
-def tokens_or_nan(tokens: float | None) -> float:
-    """A token count as a float, NaN when unknown."""
-    return NAN if tokens is None else float(tokens)
-
-
-@accepts_hf_config
-def caveats(cfg: ConfigLike, *extra: str) -> str:
-    """The caveats of a verdict: the MLA caveat where it applies, then ``extra`` (empty skipped).
-
-    Parameters
-    ----------
-    cfg : MoEConfig or Hugging Face config (dict, path or directory)
-    """
-    notes = [MLA_CAVEAT] if cfg.mla is not None else []
-    return "; ".join([*notes, *[e for e in extra if e]])
-
-
-def position(x: float, low: float, high: float) -> str:
-    """``"below"``, ``"inside"`` or ``"above"`` the interval [low, high]."""
-    if x < low:
-        return "below"
-    if x > high:
-        return "above"
-    return "inside"
 
 
 def _is_nan(value: object) -> bool:

@@ -37,6 +37,15 @@ CONSTANT_NAMES: tuple[str, ...] = (
 """The 12 constants of Eq. 11 in Table 2's order (ε is spelled ``eps``)."""
 
 
+FITTED_RANGES: dict[str, tuple[float, float]] = {
+    "N": (9.3e7, 3.0249e10), "D": (1e10, 1e11), "G": (1.0, 40.0),
+}
+"""The range of each law input the paper fitted, from Table 8.
+
+A law evaluated more than :data:`moelaws.validation.FAR_OUTSIDE_DECADES` decades outside
+it warns; a test keeps it equal to the adapter's ``fitted_ranges``."""
+
+
 def read_constants(table: str) -> dict[str, float]:
     """Constants transcribed from one of the paper's tables (``"table2"``, ``"table6"``,
     ``"table7"``) as ``{name: value}``.
@@ -199,9 +208,9 @@ def loss(
         + p["c"] * Na_arr ** -p["alpha"]
         + p["eps"]
     )
-    warn_if_far_outside("comprehensive", "N", N_arr)
-    warn_if_far_outside("comprehensive", "D", D)
-    warn_if_far_outside("comprehensive", "G", G)
+    warn_if_far_outside("comprehensive", "N", N_arr, FITTED_RANGES["N"])
+    warn_if_far_outside("comprehensive", "D", D, FITTED_RANGES["D"])
+    warn_if_far_outside("comprehensive", "G", G, FITTED_RANGES["G"])
     return value
 
 

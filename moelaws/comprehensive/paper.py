@@ -15,9 +15,6 @@ from typing import Any
 from moelaws import arch
 from moelaws.arch.counting import comprehensive_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
-from moelaws.compare.recommend import Budget, Recommendation, not_applicable
-from moelaws.compare.regimes import Range, flags
-from moelaws.compare.verdicts import NAN, caveats, position, require_moe, tokens_or_nan
 from moelaws.comprehensive.law import loss
 from moelaws.comprehensive.optima import (
     compute_optimal_active,
@@ -30,7 +27,21 @@ from moelaws.comprehensive.optima import (
     practical_S_range,
 )
 from moelaws.comprehensive.tables import table8
-from moelaws.papers import CalculatorBlock, Card, Convention, Paper
+from moelaws.roles import (
+    NAN,
+    Budget,
+    CalculatorBlock,
+    Card,
+    Convention,
+    Paper,
+    Range,
+    Recommendation,
+    caveats,
+    out_of_range,
+    position,
+    require_moe,
+    tokens_or_nan,
+)
 
 ID = "comprehensive"
 
@@ -43,8 +54,9 @@ the paper itself defines no FLOPs)."""
 
 
 def _claims() -> list:
-    # Imported when asked for: the claims check paper ids against the registry.
-    from moelaws.claims.comprehensive import CLAIMS
+    # Imported when asked for: the claims read every table of the paper, and the commands
+    # that need no claim (``moelaws counts``, ``design``) should not pay for them.
+    from moelaws.comprehensive.claims import CLAIMS
 
     return list(CLAIMS)
 
@@ -68,8 +80,9 @@ def recommend(budget: Budget) -> Recommendation:
     conv = "comprehensive: N, N_a by Eq. 2-3 (non-embedding); C = D·N_a (parameter-tokens)"
     compute, N, active_params = budget.compute, budget.total_params, budget.active_params
     if N is None:
-        return not_applicable(
-            ID, "needs --total-params (its N_a/N optimum and App. G are at fixed N)", conv)
+        return Recommendation.not_applicable(
+            ID, PAPER.label,
+            "needs --total-params (its N_a/N optimum and App. G are at fixed N)", conv)
     theory = float(optimal_active_ratio(N, COMPREHENSIVE_G, COMPREHENSIVE_S))
     low = float(efficiency_aware_active_ratio(N, 5e-3, COMPREHENSIVE_G, COMPREHENSIVE_S))
     n_shared = round(COMPREHENSIVE_S * COMPREHENSIVE_G)
@@ -98,7 +111,7 @@ def recommend(budget: Budget) -> Recommendation:
         ID, PAPER.label, True, values=values, convention=conv,
         open_fields=("depth, width, heads, expert width and number of routed experts: the law "
                      "sees only N, N_a, D, G and S"),
-        flags=tuple(flags(ID, N=N)),
+        flags=tuple(out_of_range(fitted_ranges(), N=N)),
     )
 
 
@@ -191,14 +204,14 @@ def verdict(cfg: ConfigLike, tokens: float | None, *,
     else:
         row.update({"C = D·N_a": NAN, "N_a* at C": NAN,
                     "ΔL to compute optimum at fixed N, C": NAN})
-    structure_flags = flags(ID, N=N, G=G, S=S, **{"N_a/N": Na / N})
+    structure_flags = out_of_range(fitted_ranges(), N=N, G=G, S=S, **{"N_a/N": Na / N})
     for name in ("G", "S", "N_a/N"):
         row[f"{name} verdict"] = OUTSIDE if structure_flags else row[f"{name} position"]
     row["in fitted domain (G, S, N_a/N)"] = not structure_flags
     row["convention"] = ("comprehensive: Eq. 2-3 counts with real attention weights "
                          "(non-embedding), C = D·N_a" if attention == "weights" else
                          "comprehensive: Eq. 2-3 counts as printed (non-embedding), C = D·N_a")
-    row["flags"] = flags(ID, N=N, D=D, G=G, S=S, **{"N_a/N": Na / N})
+    row["flags"] = out_of_range(fitted_ranges(), N=N, D=D, G=G, S=S, **{"N_a/N": Na / N})
     notes = ("the paper's Tables 3-4 use model-card sizes (embeddings included)",
              "" if math.isfinite(D) else "training tokens unpublished: compute-optimal gap not "
              "computable")
@@ -210,7 +223,7 @@ def verdict(cfg: ConfigLike, tokens: float | None, *,
 
 
 def _card_values(cfg: arch.MoEConfig) -> dict[str, float]:
-    c = arch.counts(cfg, ID)
+    c = comprehensive_counts(cfg)
     return {"G value": arch.granularity(cfg, "comprehensive"), "S value": arch.sharing_ratio(cfg),
             "r / sparsity value": c.active / c.total}
 

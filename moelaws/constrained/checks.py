@@ -17,6 +17,7 @@ from functools import lru_cache
 import pandas as pd
 
 from moelaws import arch
+from moelaws.arch.counting import constrained_counts, exact_counts
 from moelaws.constrained.design import DEFAULT_EXPERTS, DEFAULT_GAMMAS, Design, optimize
 
 MODEL = "Qwen3-235B-A22B"
@@ -60,7 +61,7 @@ def budgets(reading: str = "nominal") -> tuple[float, float]:
         return (float(arch.total_params(cfg, embeddings=True)),
                 float(arch.active_params(cfg, embeddings=True)))
     if reading in ("exact", "Eq. 1-2"):
-        c = arch.counts(cfg, "exact" if reading == "exact" else "constrained")
+        c = exact_counts(cfg) if reading == "exact" else constrained_counts(cfg)
         return float(c.total), float(c.active)
     raise ValueError(f"unknown reading {reading!r}; choose from {READINGS}")
 

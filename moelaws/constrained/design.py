@@ -24,6 +24,7 @@ from moelaws.constrained.law import (
     ATTENTION_WEIGHTS,
     EXPERT_MATRICES,
     EXPONENTS,
+    FITTED_RANGES,
     relative_loss,
 )
 from moelaws.validation import positive, warn_if_far_outside
@@ -257,7 +258,8 @@ def optimize(
     ExtrapolationWarning
         For a total budget far outside the N_total range the paper fitted.
     """
-    warn_if_far_outside("constrained", "N_total", positive("total_budget", total_budget))
+    warn_if_far_outside("constrained", "N_total", positive("total_budget", total_budget),
+                        FITTED_RANGES["N_total"])
     table = candidates(
         total_budget, active_budget, k_align,
         gammas=gammas, n_experts=n_experts, g=g, exponents=exponents,

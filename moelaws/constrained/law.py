@@ -31,6 +31,13 @@ EXPERT_MATRICES = 3.0
 """Weight matrices per SwiGLU expert (gate, up, down), each ``d × d/g`` (Eq. 1-2)."""
 
 
+FITTED_RANGES: dict[str, tuple[float, float]] = {"N_total": (1.3934592e7, 3.288334336e9)}
+"""The range of each law input the paper fitted, from Table 4's cores with App. C.1's expert counts.
+
+A law evaluated more than :data:`moelaws.validation.FAR_OUTSIDE_DECADES` decades outside
+it warns; a test keeps it equal to the adapter's ``fitted_ranges``."""
+
+
 def _at_least_one(name: str, x: ArrayLike) -> Array:
     arr = finite(name, x)
     if np.any(arr < 1):

@@ -18,14 +18,23 @@ import numpy as np
 from moelaws import arch
 from moelaws.arch.counting import constrained_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
-from moelaws.compare.recommend import Budget, Recommendation, arch_checks, not_applicable
-from moelaws.compare.regimes import Range, flags
-from moelaws.compare.verdicts import NAN, caveats, require_moe
 from moelaws.constrained import tables
 from moelaws.constrained.design import Design, candidates, optimize
 from moelaws.constrained.law import relative_loss, total_params
 from moelaws.constrained.toy import PAPER_EXPERTS
-from moelaws.papers import CalculatorBlock, Card, Convention, Paper
+from moelaws.roles import (
+    NAN,
+    Budget,
+    CalculatorBlock,
+    Card,
+    Convention,
+    Paper,
+    Range,
+    Recommendation,
+    caveats,
+    out_of_range,
+    require_moe,
+)
 
 ID = "constrained"
 
@@ -48,8 +57,9 @@ CONSTRAINED_VOCAB = 32000
 
 
 def _claims() -> list:
-    # Imported when asked for: the claims check paper ids against the registry.
-    from moelaws.claims.constrained import CLAIMS
+    # Imported when asked for: the claims read every table of the paper, and the commands
+    # that need no claim (``moelaws counts``, ``design``) should not pay for them.
+    from moelaws.constrained.claims import CLAIMS
 
     return list(CLAIMS)
 
@@ -87,8 +97,9 @@ def recommend(budget: Budget) -> Recommendation:
     conv = "constrained: N_total = l·d²·(4 + 3n_exp/g), N_active likewise (Eq. 1-2)"
     total, active = budget.total_params, budget.active_params
     if total is None or active is None:
-        return not_applicable(
-            ID, "needs --total-params and --active-params (memory and inference budgets)", conv)
+        return Recommendation.not_applicable(
+            ID, PAPER.label,
+            "needs --total-params and --active-params (memory and inference budgets)", conv)
     design = None
     for k in range(7, 13):
         try:
@@ -99,9 +110,9 @@ def recommend(budget: Budget) -> Recommendation:
             if "no configuration fits" not in str(err):
                 raise
     if design is None:
-        return not_applicable(
-            ID, "no aligned design fits these budgets (too small for one layer of "
-            "width 64 with one active expert, or active/total too small)", conv)
+        return Recommendation.not_applicable(
+            ID, PAPER.label, "no aligned design fits these budgets (too small for one layer "
+            "of width 64 with one active expert, or active/total too small)", conv)
     cfg = _config(design)
     values = {
         "l": design.l, "d": design.d, "n_exp": design.n_exp, "n_topk": design.n_topk,
@@ -111,11 +122,11 @@ def recommend(budget: Budget) -> Recommendation:
     }
     return Recommendation(
         ID, PAPER.label, True, values=values, config=cfg,
-        checks=arch_checks(cfg, ID), ratios=arch.all_ratios(cfg), convention=conv,
+        convention=conv,
         open_fields=(f"heads (we use head width {cfg.head_dim}), vocabulary (we use "
                      f"{CONSTRAINED_VOCAB}), context (4096): the paper counts attention as 4d² "
                      "and no embeddings"),
-        flags=tuple(flags(ID, N=total)),
+        flags=tuple(out_of_range(fitted_ranges(), N=total)),
     )
 
 
@@ -178,13 +189,13 @@ def verdict(cfg: ConfigLike, tokens: float | None = None) -> dict[str, Any]:
         For a dense configuration.
     """
     require_moe(cfg)
-    c = arch.counts(cfg, "constrained")
+    c = constrained_counts(cfg)
     grid = expert_grid(cfg, c.total, c.active)
     design = optimize(c.total, c.active, CONSTRAINED_K_ALIGN, n_experts=grid)
     n_exp, n_topk = cfg.n_experts + cfg.n_shared, cfg.top_k + cfg.n_shared
     real = float(relative_loss(c.total, n_exp, n_topk))
     real_g = arch.granularity(cfg, "constrained")
-    domain = flags(ID, N=c.total)
+    domain = out_of_range(fitted_ranges(), N=c.total)
     if not math.isclose(real_g, FITTED_G):
         domain.append(f"g = {real_g:.3g}: Eq. 3 was fitted at g = {FITTED_G:g} only and has "
                       "no g term")

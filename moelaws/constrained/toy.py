@@ -7,7 +7,7 @@ the same nine expert configurations with ``g = 4`` on three tiny cores (:data:`T
 corpus, and apply the same analysis (:mod:`moelaws.constrained.regression`) to our losses.
 
 Training is slow on CPU, so the runs are cached in ``moelaws/data/constrained/toy_design.*.csv``
-(written by :func:`moelaws.torchmoe.sweep.sweep`); :func:`load_runs` only reads that file and
+(written by :func:`moelaws.torchmoe.runs.sweep`); :func:`load_runs` only reads that file and
 never trains. The runs are the named sweeps ``toy_design`` (with its seed check) and
 ``toy_design_seeds`` of the book's one training entry point::
 
@@ -97,7 +97,7 @@ def regenerate(*, retrain: bool = False, progress: bool = True) -> pd.DataFrame:
     import torch
 
     from moelaws.torchmoe.data import get_corpus
-    from moelaws.torchmoe.sweep import sweep
+    from moelaws.torchmoe.runs import sweep
 
     torch.set_num_threads(1)
     corpus = get_corpus(CORPUS)
@@ -112,7 +112,7 @@ def regenerate_seeds(*, retrain: bool = False, progress: bool = True) -> pd.Data
     import torch
 
     from moelaws.torchmoe.data import get_corpus
-    from moelaws.torchmoe.sweep import sweep
+    from moelaws.torchmoe.runs import sweep
 
     torch.set_num_threads(1)
     corpus = get_corpus(CORPUS)

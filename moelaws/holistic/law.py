@@ -39,6 +39,13 @@ drops the leading digits ("28929", "04368"); Table 2 fixes them (0.04368·(1e18)
 0.2672e9 and 22.8929·(1e18)^0.4563 = 3.742e9)."""
 
 
+FITTED_RANGES: dict[str, tuple[float, float]] = {"C": (1e18, 3e20)}
+"""The range of each law input the paper fitted, from Table 2's scales.
+
+A law evaluated more than :data:`moelaws.validation.FAR_OUTSIDE_DECADES` decades outside
+it warns; a test keeps it equal to the adapter's ``fitted_ranges``."""
+
+
 def _check_routing(top_k: int, n_experts: int) -> None:
     if not 0 < top_k < n_experts:
         raise ValueError(f"need 0 < top_k < n_experts, got top_k={top_k}, n_experts={n_experts}")
@@ -68,7 +75,7 @@ def optimal_flops_per_token(C: ArrayLike) -> np.ndarray:
         For a budget far (a million times) outside the 1e18-3e20 FLOPs the paper swept.
     """
     c = positive("C", C)
-    warn_if_far_outside("holistic", "C", c)
+    warn_if_far_outside("holistic", "C", c, FITTED_RANGES["C"])
     return EQ2_M_COEF * c ** EQ2_M_EXP
 
 
@@ -86,7 +93,7 @@ def optimal_tokens(C: ArrayLike) -> np.ndarray:
         For a budget far (a million times) outside the 1e18-3e20 FLOPs the paper swept.
     """
     c = positive("C", C)
-    warn_if_far_outside("holistic", "C", c)
+    warn_if_far_outside("holistic", "C", c, FITTED_RANGES["C"])
     return EQ2_D_COEF * c ** EQ2_D_EXP
 
 

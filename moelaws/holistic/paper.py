@@ -15,9 +15,6 @@ from typing import Any
 from moelaws import arch
 from moelaws.arch.counting import holistic_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
-from moelaws.compare.recommend import Budget, Recommendation, arch_checks, not_applicable
-from moelaws.compare.regimes import Range, flags
-from moelaws.compare.verdicts import NAN, caveats, require_moe, tokens_or_nan
 from moelaws.holistic.design import (
     DESIGN_DOMAIN,
     chosen_n_over_na,
@@ -26,14 +23,28 @@ from moelaws.holistic.design import (
 )
 from moelaws.holistic.law import optimal_flops_per_token, optimal_tokens
 from moelaws.holistic.tables import SCALES
-from moelaws.papers import CalculatorBlock, Card, Convention, Paper
+from moelaws.roles import (
+    NAN,
+    Budget,
+    CalculatorBlock,
+    Card,
+    Convention,
+    Paper,
+    Range,
+    Recommendation,
+    caveats,
+    out_of_range,
+    require_moe,
+    tokens_or_nan,
+)
 
 ID = "holistic"
 
 
 def _claims() -> list:
-    # Imported when asked for: the claims check paper ids against the registry.
-    from moelaws.claims.holistic import CLAIMS
+    # Imported when asked for: the claims read every table of the paper, and the commands
+    # that need no claim (``moelaws counts``, ``design``) should not pay for them.
+    from moelaws.holistic.claims import CLAIMS
 
     return list(CLAIMS)
 
@@ -55,11 +66,12 @@ def recommend(budget: Budget) -> Recommendation:
     conv = "holistic: M = 6N_a + 6·S·N_q·d_qkv·L (S = 8192), C = M·D"
     compute = budget.compute
     if compute is None:
-        return not_applicable(ID, "needs --compute (Sec. 7 designs from C)", conv)
+        return Recommendation.not_applicable(
+            ID, PAPER.label, "needs --compute (Sec. 7 designs from C)", conv)
     lo, hi = DESIGN_DOMAIN
     if not lo <= compute <= hi:
-        return not_applicable(
-            ID, f"--compute {compute:.3g} is outside the design domain "
+        return Recommendation.not_applicable(
+            ID, PAPER.label, f"--compute {compute:.3g} is outside the design domain "
             f"[{lo:.0e}, {hi:.0e}] FLOPs (laws fitted on 1e18-3e20)", conv)
     rep = design_report(compute)
     values = {
@@ -70,12 +82,11 @@ def recommend(budget: Budget) -> Recommendation:
     }
     return Recommendation(
         ID, PAPER.label, True, values=values, config=rep.config,
-        checks=arch_checks(rep.config, ID), ratios=arch.all_ratios(rep.config),
         convention=conv,
         open_fields=("the paper prints no law for M/N_a (Fig. 5b) or d (Fig. 6b): our fit and "
                      "the median-d proxy stand in; N_e = 288, K = 8, one shared expert, "
                      "d_d = 3d, vocabulary 152,064 as in Sec. 4.2.2; d, d_m multiples of 8"),
-        flags=tuple(flags(ID, C=compute)),
+        flags=tuple(out_of_range(fitted_ranges(), C=compute)),
     )
 
 
@@ -105,7 +116,7 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
         For a dense configuration.
     """
     require_moe(cfg)
-    c = arch.counts(cfg, "holistic")
+    c = holistic_counts(cfg)
     D = tokens_or_nan(tokens)
     C = c.compute_per_token * D
     coords = arch.holistic_ratios(cfg)
@@ -137,7 +148,7 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     row["M/M_opt"] = row["M (FLOPs/token)"] / row["M_opt"]
     row["D/D_opt"] = D / row["D_opt"]
     row["convention"] = "holistic: App. A counts, M = 6N_a + 6·S·N_q·d_qkv·L, C = M·D"
-    row["flags"] = flags(ID, C=C)
+    row["flags"] = out_of_range(fitted_ranges(), C=C)
     row["caveat"] = caveats(cfg, *extra, "M/N_a target is our fit (Fig. 5b prints no law)")
     return row
 

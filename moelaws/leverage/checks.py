@@ -1,7 +1,7 @@
 """Checks of the leverage paper's statements against its own tables and laws.
 
 Each function computes, from the transcribed tables and the laws, a quantity the text states;
-the claims registry (:mod:`moelaws.claims.leverage`) and the chapter use them.
+the claims registry (:mod:`moelaws.leverage.claims`) and the chapter use them.
 """
 
 from __future__ import annotations

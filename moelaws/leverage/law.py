@@ -45,6 +45,13 @@ BASES: dict[str, float] = {"e": math.e, "10": 10.0, "2": 2.0}
 """The candidate logarithm bases of :func:`log_base_analysis`."""
 
 
+FITTED_RANGES: dict[str, tuple[float, float]] = {"C": (2e18, 6e20), "G": (1.3, 16.0)}
+"""The range of each law input the paper fitted, from Tables 8-12.
+
+A law evaluated more than :data:`moelaws.validation.FAR_OUTSIDE_DECADES` decades outside
+it warns; a test keeps it equal to the adapter's ``fitted_ranges``."""
+
+
 def _activation(A: ArrayLike) -> np.ndarray:
     arr = finite("A", A)
     if np.any(arr <= 0) or np.any(arr > 1):
@@ -164,14 +171,14 @@ def efficiency_leverage(
     -----
     ExtrapolationWarning
         For C or G far outside the range Tables 8-12 cover (see
-        :data:`moelaws.validation.FITTED_RANGES`).
+        :data:`FITTED_RANGES`).
     """
     hat = activation_hat(A, a_start=a_start, a_max=a_max)
     exponent = leverage_exponent(
         G, C, a=a, d=d, gamma=gamma, beta=beta, log_base_c=log_base_c, log_base_g=log_base_g
     )
-    warn_if_far_outside("leverage", "C", C)
-    warn_if_far_outside("leverage", "G", G)
+    warn_if_far_outside("leverage", "C", C, FITTED_RANGES["C"])
+    warn_if_far_outside("leverage", "G", G, FITTED_RANGES["G"])
     return np.exp(exponent * np.log(hat))
 
 

@@ -15,9 +15,6 @@ from typing import Any
 from moelaws import arch
 from moelaws.arch.counting import leverage_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
-from moelaws.compare.recommend import Budget, Recommendation, not_applicable
-from moelaws.compare.regimes import Range, flags
-from moelaws.compare.verdicts import NAN, caveats, require_moe, tokens_or_nan
 from moelaws.leverage import checks
 from moelaws.leverage.budget import (
     compute_optimal_allocation,
@@ -25,7 +22,20 @@ from moelaws.leverage.budget import (
     optimal_learning_rate,
 )
 from moelaws.leverage.law import efficiency_leverage, optimal_granularity
-from moelaws.papers import CalculatorBlock, Card, Convention, Paper
+from moelaws.roles import (
+    NAN,
+    Budget,
+    CalculatorBlock,
+    Card,
+    Convention,
+    Paper,
+    Range,
+    Recommendation,
+    caveats,
+    out_of_range,
+    require_moe,
+    tokens_or_nan,
+)
 
 ID = "leverage"
 
@@ -35,8 +45,9 @@ Eq. 4 has no optimum in A: EL keeps rising as A falls)."""
 
 
 def _claims() -> list:
-    # Imported when asked for: the claims check paper ids against the registry.
-    from moelaws.claims.leverage import CLAIMS
+    # Imported when asked for: the claims read every table of the paper, and the commands
+    # that need no claim (``moelaws counts``, ``design``) should not pay for them.
+    from moelaws.leverage.claims import CLAIMS
 
     return list(CLAIMS)
 
@@ -66,7 +77,8 @@ def recommend(budget: Budget) -> Recommendation:
     conv = "leverage: M = non-embedding training FLOPs per token (App. I), C = M·D"
     compute = budget.compute
     if compute is None:
-        return not_applicable(ID, "needs --compute (Table 5 and Eq. 4 are laws of C)", conv)
+        return Recommendation.not_applicable(
+            ID, PAPER.label, "needs --compute (Table 5 and Eq. 4 are laws of C)", conv)
     alloc = compute_optimal_allocation(compute, "moe")
     g_star = float(optimal_granularity(LEVERAGE_A))
     values = {
@@ -81,7 +93,7 @@ def recommend(budget: Budget) -> Recommendation:
         open_fields=("depth, width, expert count and activation ratio: Table 5 fixes only M "
                      "and D, Eq. 4 only G (its EL rises as A falls, so it recommends no A; we "
                      f"report EL at A = {LEVERAGE_A:.1%}, the paper's MoE-mini value)"),
-        flags=tuple(flags(ID, C=compute)),
+        flags=tuple(out_of_range(fitted_ranges(), C=compute)),
     )
 
 
@@ -120,7 +132,7 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
         For a dense configuration.
     """
     require_moe(cfg)
-    c = arch.counts(cfg, "leverage")
+    c = leverage_counts(cfg)
     A = arch.activation_ratio(cfg)
     A_routed = cfg.top_k / cfg.n_experts
     G = arch.granularity(cfg, "leverage")
@@ -142,7 +154,7 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
                                   "D_opt (Table 5)"), NAN))
     row["D/D_opt"] = D / row["D_opt (Table 5)"]
     row["convention"] = "leverage: M = 3 x App. I forward FLOPs (non-embedding), C = M·D"
-    row["flags"] = flags(ID, C=C, G=G, N=c.total)
+    row["flags"] = out_of_range(fitted_ranges(), C=C, G=G, N=c.total)
     row["caveat"] = caveats(cfg, "" if math.isfinite(C) else "training tokens unpublished")
     return row
 

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from moelaws import arch
+from moelaws.arch.counting import leverage_counts
 from moelaws.leverage.budget import SEQ_LEN, compute_optimal_budget
 from moelaws.paper_data import read_csv
 
@@ -139,7 +140,7 @@ def metrics(frame: pd.DataFrame | None = None) -> pd.DataFrame:
     Columns added to :func:`load_configs`: ``A`` (Sec. 2.1, (E_a + E_s)/(E + E_s)),
     ``A_routed`` (E_a/E, the ratio the text's quoted values correspond to), ``G``
     (2·d_model/d_expert), ``S`` (E_s/(E_a + E_s)), ``N`` and ``N_a`` (non-embedding weight
-    matrices, ``arch.counts(cfg, "leverage")``), ``M`` (:func:`model_scale`, App. I as
+    matrices, :func:`~moelaws.arch.counting.leverage_counts`), ``M`` (:func:`model_scale`, App. I as
     printed), ``M_swiglu`` (shared experts at 6·d·d_shared), ``flops_per_token`` (App. I
     training FLOPs per token, logits included), ``attn_share`` (attention's share of App. I's
     forward FLOPs, logits included), ``attn_share_nonemb`` (its share of the non-embedding
@@ -150,7 +151,7 @@ def metrics(frame: pd.DataFrame | None = None) -> pd.DataFrame:
     rows = []
     for _, row in frame.iterrows():
         cfg = to_config(row)
-        lev = arch.counts(cfg, "leverage")
+        lev = leverage_counts(cfg)
         fwd = app_i_flops(cfg)
         rows.append(
             {

@@ -100,7 +100,7 @@ def run(design: str = "frontier", *, retrain: bool = False, progress: bool = Tru
     import torch
 
     from moelaws.torchmoe.data import get_corpus
-    from moelaws.torchmoe.sweep import sweep
+    from moelaws.torchmoe.runs import sweep
     from moelaws.torchmoe.train import TrainSettings
 
     torch.set_num_threads(threads)

@@ -52,7 +52,7 @@ SOLUTION_TARGETS: dict[str, tuple[str, ...]] = {
     # 00 anatomy
     "ex-00-derive-ratio": ("moelaws.arch.activation_ratio", "moelaws.arch.sparsity"),
     "ex-00-mixtral-count": ("moelaws.arch.total_params", "moelaws.arch.active_params"),
-    "ex-00-crossing": ("moelaws.arch.total_params", "moelaws.arch.active_params"),
+    "ex-00-crossing": ("moelaws.conventions.total_params", "moelaws.conventions.active_params"),
     "ex-00-more-experts": ("moelaws.arch.total_params", "moelaws.arch.active_params"),
     "ex-00-qwen-critique": ("moelaws.arch.active_params",),
     # 01 MoE from scratch
@@ -74,7 +74,7 @@ SOLUTION_TARGETS: dict[str, tuple[str, ...]] = {
     # 03 holistic
     "ex-03-bounds": ("moelaws.holistic.counts", "moelaws.holistic.ratio_bounds"),
     "ex-03-design": ("moelaws.holistic.design_report", "moelaws.holistic.optimal_flops_per_token",
-                     "moelaws.arch.counts"),
+                     "moelaws.conventions.counts"),
     "ex-03-quantised": ("moelaws.holistic.counts", "moelaws.holistic.optimal_flops_per_token"),
     "ex-03-layer-drop": ("moelaws.holistic.design_report",),
     "ex-03-m-tolerance": ("moelaws.holistic.checks.m_tolerance_by_table",),

@@ -10,7 +10,8 @@
 
 Modules: :mod:`~moelaws.torchmoe.model` (model, MoE layer, dispatchers),
 :mod:`~moelaws.torchmoe.data` (offline corpora), :mod:`~moelaws.torchmoe.train` (training loop
-and expert-load statistics), :mod:`~moelaws.torchmoe.sweep` (cached sweeps),
+and expert-load statistics), :mod:`~moelaws.torchmoe.runs` (cached runs),
+:mod:`~moelaws.torchmoe.sweep` (the named sweeps and their command line),
 :mod:`~moelaws.torchmoe.bench` (throughput benchmark).
 """
 

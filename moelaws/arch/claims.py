@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from moelaws import arch
-from moelaws.claims.core import Claim
+from moelaws.claim import Claim
 
 B = 1e9
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from moelaws.claims.core import Claim
+from moelaws.claim import Claim
 from moelaws.constrained import checks, chinchilla, tables
 from moelaws.constrained import law as laws
 from moelaws.constrained.tables import half_unit

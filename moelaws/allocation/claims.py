@@ -15,7 +15,7 @@ import numpy as np
 
 from moelaws import arch
 from moelaws.allocation import checks, derivation, extended_loss, law
-from moelaws.claims.core import Claim
+from moelaws.claim import Claim
 
 P = "allocation"
 S_LEVELS = law.sparsity_from_experts(np.array(law.EXPERT_COUNTS))

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from moelaws import comprehensive as cl
-from moelaws.claims.core import Claim
+from moelaws.claim import Claim
 
 PAPER = "comprehensive"
 

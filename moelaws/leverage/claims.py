@@ -3,7 +3,7 @@ Language Models*: Eq. 4 and its headline, MoE-mini, Table 5, Eq. 5 against Table
 design of Tables 8-12, and the benchmark averages of Tables 2 and 7.
 
 Table 1's parameter counts (N, N_a of MoE-mini and Dense-6.1B) are registered by chapter 0
-(:mod:`moelaws.claims.anatomy`) and not repeated here.
+(:mod:`moelaws.arch.claims`) and not repeated here.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from moelaws import arch
-from moelaws.claims.core import Claim
+from moelaws.claim import Claim
 from moelaws.leverage import checks, tables
 from moelaws.leverage.law import efficiency_leverage, optimal_granularity
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from moelaws.claims.core import Claim
+from moelaws.claim import Claim
 from moelaws.holistic import checks, fits
 from moelaws.holistic import tables as data
 from moelaws.holistic.law import optimal_flops_per_token, optimal_tokens, ratio_bounds

@@ -1,0 +1,333 @@
+"""The types the layers share: a paper's adapter and what its roles return.
+
+The bottom of the package (see STYLE.md, "Layers"): a paper's folder builds its adapter
+(:class:`Paper`) from these types, the registry (:mod:`moelaws.papers`) lists the adapters, and
+the cross-paper views (:mod:`moelaws.compare`, :mod:`moelaws.claims`, the command line) read
+them. Nothing here imports a paper or the registry, so a paper's adapter can be written without
+reaching upward.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from moelaws.arch.config import MoEConfig
+from moelaws.arch.counting import Counts
+from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from moelaws.claim import Claim
+
+NAN = math.nan
+
+@dataclass(frozen=True)
+class Budget:
+    """The budgets a recommendation is asked for (``None``: not given).
+
+    Attributes
+    ----------
+    compute
+        Training compute in FLOPs.
+    total_params
+        Memory budget: total non-embedding parameters.
+    active_params
+        Inference budget: active non-embedding parameters per token.
+    sparsity
+        The allocation paper's S = (E − E_act)/E for its Eq. 1, or ``None`` for its default.
+    """
+
+    compute: float | None = None
+    total_params: float | None = None
+    active_params: float | None = None
+    sparsity: float | None = None
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """One paper's answer for a budget.
+
+    Attributes
+    ----------
+    paper, label
+        Short identifier and full label of the paper.
+    applicable
+        Whether the paper's procedure could be run on the given budgets.
+    reason
+        Why not (empty when applicable).
+    values
+        What the paper prescribes (ratios, sizes, tokens), by name.
+    config
+        The recommended architecture, where the paper determines one.
+    checks
+        ``arch`` counts of ``config``: total/active parameters and forward/training FLOPs per
+        token under the exact count and under the paper's own convention (filled in by
+        :func:`moelaws.compare.recommend.recommend`, which sees every convention).
+    ratios
+        Every paper's ratios of ``config`` (:func:`moelaws.conventions.all_ratios`, filled in
+        likewise).
+    open_fields
+        What the paper leaves undetermined, and the defaults we chose.
+    convention
+        How the paper counts the budgets it reads.
+    flags
+        Budgets outside the paper's fitted range.
+    """
+
+    paper: str
+    label: str
+    applicable: bool
+    reason: str = ""
+    values: dict[str, float | int | str] = field(default_factory=dict)
+    config: MoEConfig | None = None
+    checks: dict[str, float] = field(default_factory=dict)
+    ratios: dict[str, float] = field(default_factory=dict)
+    open_fields: str = ""
+    convention: str = ""
+    flags: tuple[str, ...] = ()
+
+    @classmethod
+    def not_applicable(cls, paper: str, label: str, reason: str,
+                       convention: str) -> Recommendation:
+        """The record of a paper whose procedure cannot run on the given budgets.
+
+        Raises
+        ------
+        ValueError
+            For an empty ``reason`` or ``convention``.
+        """
+        for name, text in (("reason", reason), ("convention", convention)):
+            if not isinstance(text, str) or not text.strip():
+                raise ValueError(f"{name} must be a non-empty string, got {text!r}")
+        return cls(paper, label, False, reason, convention=convention)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (NaN becomes ``None``; the config becomes its field dict)."""
+        return {
+            "paper": self.paper,
+            "label": self.label,
+            "applicable": self.applicable,
+            "reason": self.reason,
+            "values": {k: _json(v) for k, v in self.values.items()},
+            "config": None if self.config is None else self.config.to_dict(),
+            "checks": {k: _json(v) for k, v in self.checks.items()},
+            "ratios": {k: _json(v) for k, v in self.ratios.items()},
+            "open_fields": self.open_fields,
+            "convention": self.convention,
+            "flags": list(self.flags),
+        }
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class Range:
+    """A fitted interval of one quantity, with its unit and where it comes from."""
+
+    quantity: str
+    low: float
+    high: float
+    source: str
+
+    def describe(self, value: float) -> str | None:
+        """A one-line flag if ``value`` lies outside the range, else ``None``."""
+        if not math.isfinite(value) or self.low <= value <= self.high:
+            return None
+        side = "above" if value > self.high else "below"
+        return (f"{self.quantity} = {value:.3g} is {side} the fitted range "
+                f"[{self.low:.3g}, {self.high:.3g}] ({self.source})")
+
+
+
+
+def out_of_range(ranges: Mapping[str, Range], **values: float | None) -> list[str]:
+    """The out-of-range flags of ``values`` against one paper's fitted ``ranges``.
+
+    Parameters
+    ----------
+    ranges
+        ``{quantity: Range}``, a paper's ``fitted_ranges()``.
+    **values
+        Quantities named as in ``ranges`` (those without a range are ignored; NaN and ``None``
+        values are never flagged).
+
+    Returns
+    -------
+    list of str
+        One line per quantity outside its fitted range.
+    """
+    out = []
+    for name, value in values.items():
+        if name in ranges and value is not None:
+            line = ranges[name].describe(float(value))
+            if line:
+                out.append(line)
+    return out
+
+
+MLA_CAVEAT = (
+    "MLA attention: this paper's formula assumes multi-head attention; our generalisation "
+    "(arch module docstrings) is a stretch for DeepSeek-V3/Kimi-K2"
+)
+
+
+@accepts_hf_config
+def require_moe(cfg: ConfigLike) -> None:
+    """Raise a ValueError for a dense configuration (the laws compare MoE configurations).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
+    if not cfg.is_moe:
+        raise ValueError(f"{cfg.name} is dense: the five laws compare MoE configurations")
+
+
+@accepts_hf_config
+def caveats(cfg: ConfigLike, *extra: str) -> str:
+    """The caveats of a verdict: the MLA caveat where it applies, then ``extra`` (empty skipped).
+
+    Parameters
+    ----------
+    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    """
+    notes = [MLA_CAVEAT] if cfg.mla is not None else []
+    return "; ".join([*notes, *[e for e in extra if e]])
+
+
+def tokens_or_nan(tokens: float | None) -> float:
+    """A token count as a float, NaN when unknown."""
+    return NAN if tokens is None else float(tokens)
+
+
+
+def position(x: float, low: float, high: float) -> str:
+    """``"below"``, ``"inside"`` or ``"above"`` the interval [low, high]."""
+    if x < low:
+        return "below"
+    if x > high:
+        return "above"
+    return "inside"
+
+
+@dataclass(frozen=True)
+class Convention:
+    """How one paper counts parameters and compute (one of :func:`moelaws.conventions.counts`).
+
+    Attributes
+    ----------
+    name
+        The convention's name in :func:`moelaws.conventions.counts` (the paper id, or ``"exact"``).
+    count
+        The counts of a configuration under this convention.
+    note
+        One line: what the convention counts (the ``counts`` command prints it).
+    """
+
+    name: str
+    count: Callable[[MoEConfig], Counts]
+    note: str
+
+
+@dataclass(frozen=True)
+class Card:
+    """A paper's row of the conventions card (:func:`moelaws.compare.card.convention_card`).
+
+    Attributes
+    ----------
+    definitions
+        What the paper means by ``N, N_a``, ``compute C``, ``G``, ``S`` and ``r / sparsity``.
+    values
+        The paper's G, S and sparsity-like ratio of a configuration, as
+        ``{"G value", "S value", "r / sparsity value"}`` (NaN where undefined).
+    """
+
+    definitions: Mapping[str, str]
+    values: Callable[[MoEConfig], dict[str, float]]
+
+
+@dataclass(frozen=True)
+class CalculatorBlock:
+    """How a paper fills the static design calculator (:mod:`moelaws.compare.calculator`).
+
+    Attributes
+    ----------
+    sliders
+        The sliders the paper reads, a subset of ``("C", "N", "R")`` (compute, total
+        parameters, active share in per cent).
+    keys
+        The recommended values shown, by their name in :attr:`Recommendation.values`.
+    active, tokens
+        The recommended active parameters and training tokens of a recommendation (NaN where
+        the paper gives none).
+    """
+
+    sliders: tuple[str, ...]
+    keys: tuple[str, ...]
+    active: Callable[[Recommendation], float]
+    tokens: Callable[[Recommendation], float]
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper (or chapter with claims) of the book, and everything the package needs of it.
+
+    Identity and citation
+        ``id`` (short identifier, e.g. ``"leverage"``), ``title`` (what the claims tables
+        print), ``label`` (author and year, for the cross-paper tables), ``bib_key`` (key in
+        ``book/references.bib``; empty for chapter 0) and ``docname`` (the chapter's path in
+        ``_toc.yml``, without suffix).
+    Roles (``None`` where the paper has none)
+        ``claims`` (the registered :class:`~moelaws.claim.Claim` list), ``convention`` (its
+        counting convention), ``ratios`` (its named ratios of a configuration, for
+        :func:`moelaws.conventions.all_ratios`), ``recommend`` (its recommendation for a
+        :class:`Budget`), ``fitted_ranges`` (where its law was
+        fitted, ``{quantity: Range}``), ``verdict`` (what its law says about a configuration
+        trained on a number of tokens, a flat dict), ``card`` (its row of the conventions
+        card), ``calculator`` (its block of the static design calculator) and ``toy_sweeps``
+        (its named toy-training sweeps, ``{name: run(retrain=..., progress=...)}``).
+    """
+
+    id: str
+    title: str
+    label: str
+    docname: str
+    bib_key: str = ""
+    claims: Callable[[], list[Claim]] | None = None
+    convention: Convention | None = None
+    ratios: Callable[[MoEConfig], dict[str, float]] | None = None
+    recommend: Callable[[Budget], Recommendation] | None = None
+    fitted_ranges: Callable[[], dict[str, Range]] | None = None
+    verdict: Callable[[MoEConfig, float | None], dict[str, Any]] | None = None
+    card: Card | None = None
+    calculator: CalculatorBlock | None = None
+    toy_sweeps: Callable[[], Mapping[str, Callable[..., pd.DataFrame]]] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.id.isidentifier():
+            raise ValueError(f"paper id {self.id!r} must be a Python identifier")
+
+
+__all__ = [
+    "NAN",
+    "Budget",
+    "CalculatorBlock",
+    "Card",
+    "Convention",
+    "Paper",
+    "Range",
+    "Recommendation",
+    "caveats",
+    "out_of_range",
+    "position",
+    "require_moe",
+    "tokens_or_nan",
+]
