@@ -220,6 +220,107 @@ def _dbrx(top: Fields) -> Reading:
     return r
 
 
+def _per_layer(f: Fields, key: str, limit: str, n_layers: int, *, low: int = 1) -> int:
+    """An integer, or a list of one integer per layer that must all be equal (MoEConfig has
+    one value per model)."""
+    if not isinstance(f.raw(key), list):
+        return f.int(key, limit, low=low)
+    values = f.int_list(key, limit, low=low) or []
+    if len(values) != n_layers or len(set(values)) != 1:
+        raise ValueError(f"{f.name(key)} must list one value per layer ({n_layers}), all equal: "
+                         "layers of different widths or expert counts cannot be represented")
+    return values[0]
+
+
+# Tencent's remote-code fields that do not change the language model's count: token ids, the
+# unused classification head's settings, routing switches, and the (absent) vision encoder's
+# settings, which only matter when vit_type names one.
+_HUNYUAN_NO_COUNT = frozenset({
+    "add_classification_head", "anyres_pooling_size", "anyres_vit_max_image_size",
+    "anyres_vit_two_views", "class_num", "dense_list", "eod_token_id", "group_limited_greedy",
+    "im_end_id", "im_newline_id", "im_start_id", "image_token_id", "mask_init_id",
+    "moe_drop_tokens", "moe_random_routing_dropped_token", "num_media_embeds",
+    "org_vocab_size", "pad_id", "pool_type", "position_embedding_xdrope", "sep_token_id",
+    "skip_cls_token", "text_end_id", "text_start_id", "use_rotary_pos_emb", "video_end_id",
+    "video_start_id", "vit_add_patchemb_bias", "vit_input_resolution", "vit_mapping_type",
+    "vit_norm_type", "vit_patch", "vit_path", "vit_remove_prenorm", "vit_token",
+    "vit_used_rms_norm", "xdrope_section",
+})
+
+
+def _hunyuan(top: Fields) -> Reading:
+    """Tencent Hunyuan-MoE (remote code ``HunYuanMoEV1ForCausalLM``, ``model_type`` "hunyuan").
+
+    Per-layer lists (``moe_topk``, ``num_shared_expert``, ``moe_intermediate_size``); the
+    shared MLP (``use_mixed_mlp_moe``) is ``intermediate_size × num_shared_expert`` wide and the
+    routed experts ``intermediate_size`` wide (the vendor's ``HunYuanMLP``); an RMS norm of
+    queries and keys per head (``use_qk_norm``); cross-layer key/value sharing (``use_cla``)
+    and latent attention (``use_mla``) are refused.
+    """
+    f = top
+    r = Reading(top, top)
+    for key, what in (("use_cla", "cross-layer attention (key/value projections shared "
+                                  "between layers)"),
+                      ("use_mla", "latent attention in the vendor's own layout")):
+        if f.bool(key, False):
+            raise ValueError(f"{f.name(key)}=true: {what}, which the counts cannot represent")
+    f.int("cla_share_factor", "layers", None)
+    for key in ("kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                "v_head_dim"):
+        if f.raw(key) is not None:
+            raise ValueError(f"{f.name(key)} is set without use_mla: latent attention in the "
+                             "vendor's own layout cannot be represented")
+    act = f.str("hidden_act")
+    if act is not None and act not in SWIGLU:
+        raise ValueError(f"hidden_act={act!r}: only SwiGLU (silu-gated) FFNs can be counted")
+    if f.bool("mlp_bias", False):
+        raise ValueError("mlp_bias=true: FFN biases are not counted")
+    if f.str("norm_type", "rms") != "rms":
+        raise ValueError(f"norm_type={f.str('norm_type')!r}: only RMS norms are supported")
+    n = f.int("num_hidden_layers", "layers")
+    d = f.int("hidden_size", "width")
+    h = f.int("num_attention_heads", "heads")
+    kv = f.int("num_key_value_heads", "heads", None)
+    # The vendor's attention takes its head width from hidden_size / num_attention_heads.
+    head_dim = f.int("attention_head_dim", "width", None)
+    if head_dim is not None and head_dim * h != d:
+        raise ValueError(f"attention_head_dim={head_dim} differs from hidden_size / "
+                         "num_attention_heads, which the vendor's attention uses")
+    width = f.int("intermediate_size", "width")
+    if f.has("moe_intermediate_size") and _per_layer(
+            f, "moe_intermediate_size", "width", n) != width:
+        raise ValueError("moe_intermediate_size differs from intermediate_size, which the "
+                         "vendor's experts use: the expert width is ambiguous")
+    shared = _per_layer(f, "num_shared_expert", "experts", n, low=0)
+    mixed = f.bool("use_mixed_mlp_moe", False)
+    skipped = f.int("moe_layer_num_skipped", "layers", 0, low=0)
+    r.values = {
+        "n_layers": n, "d_model": d, "n_heads": h, "n_kv_heads": kv if kv is not None else h,
+        "head_dim": None,
+        "n_experts": f.int("num_experts", "experts"),
+        "top_k": _per_layer(f, "moe_topk", "experts", n), "d_expert": width,
+        "n_shared": 1 if mixed and shared else 0,
+        "d_shared": width * shared if mixed and shared else None,
+        "n_dense_layers": skipped, "d_ff": width if skipped else 0,
+        "attention_bias": bool(f.bool("attention_bias", False)),
+        "vocab_size": f.int("vocab_size", "vocab"),
+        "tie_embeddings": bool(f.bool("tie_word_embeddings", False)),
+    }
+    if f.bool("use_qk_norm", False):
+        _qk_norm(r, 2)
+    if f.raw("vit_type") is not None:
+        r.notes.append("vision encoder (vit_*)")
+    if f.bool("add_classification_head", False):
+        r.notes.append("classification head (dense_list)")
+    r.extra_unknown = []
+    f.read.update(k for k in _HUNYUAN_NO_COUNT if k in f.data)
+    return r
+
+
+_OWN_READERS: dict[str, Callable[[Fields], Reading]] = {"dbrx": _dbrx, "hunyuan": _hunyuan}
+"""Families that name their fields so differently that the generic reader is not used."""
+
+
 _REFINEMENTS: dict[str, Callable[[Reading], None]] = {
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,
@@ -233,7 +334,7 @@ _REFINEMENTS: dict[str, Callable[[Reading], None]] = {
     "qwen3_moe": _qwen3_moe,
 }
 
-SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted({*_REFINEMENTS, "dbrx"}))
+SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted({*_REFINEMENTS, *_OWN_READERS}))
 """The ``model_type`` values with a family refinement (any other is read by the generic
 reader, with a warning for each default it assumes)."""
 
@@ -264,8 +365,9 @@ def _read(data: dict[str, Any], where: str) -> tuple[Reading, str]:
         raise ValueError(f"model_type must be a JSON string, got {type(model_type).__name__} "
                          f"in {where}")
     top = Fields(data)
-    if model_type == "dbrx":
-        r = _dbrx(top)
+    own = _OWN_READERS.get(model_type)
+    if own is not None:
+        r = own(top)
     else:
         r = read_generic(top)
         refine = _REFINEMENTS.get(model_type)

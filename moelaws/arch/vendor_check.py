@@ -48,6 +48,7 @@ from moelaws.paper_data import data_dir
 __all__ = [
     "TOLERANCE",
     "active_countings",
+    "checked_families",
     "convention_basis",
     "convention_cross_check",
     "countings_table",
@@ -205,6 +206,26 @@ def convention_cross_check(table: pd.DataFrame, root: Path | None = None) -> pd.
                      "both agree with": ", ".join(common) or "none",
                      "one counting fits both": bool(common)})
     return pd.DataFrame(rows).set_index("model")
+
+
+def checked_families(table: pd.DataFrame) -> list[str]:
+    """The model families (``model_type`` values) whose stored configs are read and checked.
+
+    A family counts when at least one of its stored models is read (by a refinement or the
+    generic reader, not refused) and has a stated size to compare with; refused families do not.
+
+    Parameters
+    ----------
+    table
+        :func:`vendor_check_table`'s result.
+
+    Returns
+    -------
+    list of str
+        The families' ``model_type`` values, sorted.
+    """
+    read = table[(table["read by"] != "refused") & table["verdict"].isin(VERDICTS[:-1])]
+    return sorted(set(read["model_type"]))
 
 
 def vendor_check_tallies(table: pd.DataFrame) -> pd.DataFrame:

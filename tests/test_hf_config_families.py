@@ -1,0 +1,103 @@
+"""How many model families the stored configs check, and the Hunyuan reader's quirks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+from pathlib import Path
+
+import pytest
+
+from moelaws import arch
+from moelaws.arch import HFConfigWarning, from_hf_config
+from moelaws.arch.hf_config import uncounted
+from moelaws.arch.vendor_check import checked_families
+
+ROOT = Path(__file__).resolve().parents[1] / "moelaws" / "data" / "hf_configs"
+TABLE = arch.vendor_check_table()
+
+# The families read and checked against a stated size (issue 25 asks for 20; refused families,
+# such as Nemotron-H or Qwen3.5, do not count).
+CHECKED = {"Klear", "bailing_moe", "dbrx", "deepseek", "deepseek_v2", "deepseek_v3", "dots1",
+           "gpt_oss", "hunyuan", "kimi_k2", "llama4", "minicpm", "minimax_m2", "mixtral",
+           "phimoe", "qwen2_moe", "qwen3_moe"}
+MIN_CHECKED_FAMILIES = 17
+
+
+def test_the_checked_families_are_the_read_ones_with_a_stated_size() -> None:
+    families = checked_families(TABLE)
+    assert len(families) >= MIN_CHECKED_FAMILIES
+    assert set(families) == CHECKED
+    refused = set(TABLE[TABLE["read by"] == "refused"]["model_type"])
+    assert not refused & set(families)
+
+
+def test_a_family_without_a_stated_size_or_a_reading_is_not_counted(tmp_path: Path) -> None:
+    """The count can fail: take Hunyuan's sizes away, or make its config unreadable."""
+    root = tmp_path / "hf_configs"
+    shutil.copytree(ROOT, root)
+    sources = json.loads((root / "sources.json").read_text(encoding="utf-8"))
+    entry = next(e for e in sources["models"] if e["model"] == "Hunyuan-A13B")
+    entry["stated_total_B"] = entry["stated_active_B"] = None
+    (root / "sources.json").write_text(json.dumps(sources), encoding="utf-8")
+    assert set(checked_families(arch.vendor_check_table(root))) == CHECKED - {"hunyuan"}
+    shutil.copytree(ROOT, root, dirs_exist_ok=True)
+    config = root / "Hunyuan-A13B" / "config.json"
+    config.write_text(json.dumps(json.loads(config.read_text()) | {"use_cla": True}))
+    assert set(checked_families(arch.vendor_check_table(root))) == CHECKED - {"hunyuan"}
+
+
+# --- Hunyuan (model_type "hunyuan", Tencent's remote code) -----------------------------------
+
+
+def hunyuan() -> dict:
+    return json.loads((ROOT / "Hunyuan-A13B" / "config.json").read_text(encoding="utf-8"))
+
+
+def read(data: dict) -> arch.MoEConfig:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", HFConfigWarning)
+        return from_hf_config(data)
+
+
+def test_hunyuan_is_read_from_its_per_layer_lists_without_a_warning() -> None:
+    cfg = read(hunyuan())
+    assert (cfg.n_layers, cfg.d_model, cfg.n_heads, cfg.n_kv_heads) == (32, 4096, 32, 8)
+    assert (cfg.n_experts, cfg.top_k, cfg.d_expert) == (64, 8, 3072)
+    # use_mixed_mlp_moe: one shared MLP of intermediate_size x num_shared_expert per layer
+    assert (cfg.n_shared, cfg.d_shared, cfg.n_dense_layers) == (1, 3072, 0)
+    assert cfg.tie_embeddings and cfg.vocab_size == 128167
+    assert "QK-norm weights (8,192)" in uncounted(cfg)  # 32 layers x 2 x head width 128
+
+
+def test_hunyuan_shared_mlp_width_and_its_switch_change_the_count() -> None:
+    base = arch.counts(read(hunyuan()), "exact")
+    two = arch.counts(read(hunyuan() | {"num_shared_expert": [2] * 32}), "exact")
+    per_layer = 3 * 4096 * 3072  # gate, up and down projections of one more 3072-wide MLP
+    assert two.total - base.total == two.active - base.active == 32 * per_layer
+    off = arch.counts(read(hunyuan() | {"use_mixed_mlp_moe": False}), "exact")
+    assert base.total - off.total == 32 * per_layer
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [({"moe_topk": [8] * 31 + [4]}, "moe_topk must list one value per layer"),
+     ({"moe_topk": [8] * 31}, "moe_topk must list one value per layer"),
+     ({"use_cla": True}, "use_cla=true: cross-layer attention"),
+     ({"use_mla": True}, "use_mla=true"),
+     ({"kv_lora_rank": 512}, "kv_lora_rank is set without use_mla"),
+     ({"moe_intermediate_size": [1536] * 32}, "the expert width is ambiguous"),
+     ({"attention_head_dim": 64}, "attention_head_dim=64 differs"),
+     ({"hidden_act": "gelu"}, "only SwiGLU"),
+     ({"norm_type": "layer"}, "only RMS norms")],
+)
+def test_hunyuan_layouts_the_counts_cannot_represent_are_refused(change: dict,
+                                                                 message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        from_hf_config(hunyuan() | change)
+
+
+def test_hunyuan_unknown_fields_still_warn() -> None:
+    with pytest.warns(HFConfigWarning, match="fields not understood.*some_new_field"):
+        from_hf_config(hunyuan() | {"some_new_field": 1})
