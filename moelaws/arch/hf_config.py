@@ -10,7 +10,8 @@ path to the file, a directory holding it, or the parsed dict) and converts it to
 * a family in :data:`SUPPORTED_MODEL_TYPES` has a refinement on top of it for what it does
   differently from those names (Qwen2-MoE's gated shared expert and q/k/v biases, gpt-oss's
   expert biases and attention sinks, Llama 4's implicit shared expert, DBRX's nested
-  ``ffn_config``, QK-norm and LayerNorm weights listed as uncounted), and whose absent fields
+  ``ffn_config``, Hunyuan's per-layer lists and shared MLP, QK-norm and LayerNorm weights listed
+  as uncounted), and whose absent fields
   are the family's own defaults.
 
 Nothing is guessed silently:
