@@ -11,7 +11,7 @@ import pytest
 
 from moelaws import arch
 from moelaws.arch import HFConfigWarning, from_hf_config
-from moelaws.arch.hf_config import uncounted
+from moelaws.arch.hf_config import model_type_of, uncounted
 from moelaws.arch.vendor_check import checked_families
 
 ROOT = Path(__file__).resolve().parents[1] / "moelaws" / "data" / "hf_configs"
@@ -21,8 +21,8 @@ TABLE = arch.vendor_check_table()
 # such as Nemotron-H or Qwen3.5, do not count).
 CHECKED = {"Klear", "bailing_moe", "dbrx", "deepseek", "deepseek_v2", "deepseek_v3", "dots1",
            "gpt_oss", "hunyuan", "kimi_k2", "llama4", "minicpm", "minimax_m2", "mixtral",
-           "phimoe", "qwen2_moe", "qwen3_moe"}
-MIN_CHECKED_FAMILIES = 17
+           "phimoe", "qwen2_moe", "qwen3_moe", "smallthinker"}
+MIN_CHECKED_FAMILIES = 18
 
 
 def test_the_checked_families_are_the_read_ones_with_a_stated_size() -> None:
@@ -101,3 +101,46 @@ def test_hunyuan_layouts_the_counts_cannot_represent_are_refused(change: dict,
 def test_hunyuan_unknown_fields_still_warn() -> None:
     with pytest.warns(HFConfigWarning, match="fields not understood.*some_new_field"):
         from_hf_config(hunyuan() | {"some_new_field": 1})
+
+
+# --- SmallThinker (no model_type in its config; PowerInfer's remote code) --------------------
+
+
+def smallthinker() -> dict:
+    path = ROOT / "SmallThinker-21BA3B-Instruct" / "config.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_smallthinker_is_recognised_by_its_only_architecture() -> None:
+    data = smallthinker()
+    assert "model_type" not in data and model_type_of(data) == "smallthinker"
+    assert model_type_of(data | {"architectures": ["SomethingElseForCausalLM"]}) is None
+    assert model_type_of(data | {"architectures": ["SmallThinkerForCausalLM", "X"]}) is None
+    with pytest.raises(ValueError, match="unsupported model_type None"):
+        from_hf_config(data | {"architectures": ["SomethingElseForCausalLM"]})
+
+
+def test_smallthinker_is_read_from_its_own_field_names() -> None:
+    cfg = read(smallthinker())
+    assert (cfg.n_layers, cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.head_dim) == (
+        52, 2560, 28, 4, 128)
+    assert (cfg.n_experts, cfg.top_k, cfg.d_expert, cfg.n_shared) == (64, 6, 768, 0)
+    assert (cfg.sliding_window, cfg.n_sliding_layers) == (4096, 39)  # [0, 1, 1, 1] x 13
+    assert not cfg.tie_embeddings
+    c = arch.counts(cfg, "exact")
+    # with both embeddings: 21.507B (the same project's test gives 21.507B for the shipped
+    # safetensors, a third party's figure)
+    assert (c.total + c.embedding) / 1e9 == pytest.approx(21.5066, abs=1e-4)
+    assert c.total / 1e9 == pytest.approx(20.7287, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [({"hidden_act": "silu"}, "relu-gated"),
+     ({"sliding_window_layout": [0, 1]}, "sliding_window_layout must hold one 0 or 1"),
+     ({"rope_layout": [2] * 52}, "rope_layout must hold one 0 or 1"),
+     ({"tie_word_embeddings": None}, "no 'tie_word_embeddings'")],
+)
+def test_smallthinker_layouts_it_cannot_read_are_refused(change: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        from_hf_config(smallthinker() | change)

@@ -10,8 +10,9 @@ path to the file, a directory holding it, or the parsed dict) and converts it to
 * a family in :data:`SUPPORTED_MODEL_TYPES` has a refinement on top of it for what it does
   differently from those names (Qwen2-MoE's gated shared expert and q/k/v biases, gpt-oss's
   expert biases and attention sinks, Llama 4's implicit shared expert, DBRX's nested
-  ``ffn_config``, Hunyuan's per-layer lists and shared MLP, QK-norm and LayerNorm weights listed
-  as uncounted), and whose absent fields
+  ``ffn_config``, Hunyuan's per-layer lists and shared MLP, SmallThinker's own names and a file
+  without ``model_type`` (:func:`model_type_of`), QK-norm and LayerNorm weights listed as
+  uncounted), and whose absent fields
   are the family's own defaults.
 
 Nothing is guessed silently:
@@ -69,6 +70,7 @@ __all__ = [
     "as_config",
     "from_hf_config",
     "is_hf_config",
+    "model_type_of",
     "read_hf_config",
     "uncounted",
 ]
@@ -318,7 +320,67 @@ def _hunyuan(top: Fields) -> Reading:
     return r
 
 
-_OWN_READERS: dict[str, Callable[[Fields], Reading]] = {"dbrx": _dbrx, "hunyuan": _hunyuan}
+def _layer_flags(f: Fields, key: str, n_layers: int) -> list[int]:
+    """A list of one 0 or 1 per layer (absent: all 0)."""
+    flags = f.int_list(key, "layers")
+    if flags is None:
+        return [0] * n_layers
+    if len(flags) != n_layers or set(flags) - {0, 1}:
+        raise ValueError(f"{f.name(key)} must hold one 0 or 1 per layer ({n_layers})")
+    return flags
+
+
+# SmallThinker's fields that do not change the count: the model's name, routing arithmetic and
+# generation defaults the vendor wrote into its config.
+_SMALLTHINKER_NO_COUNT = frozenset({
+    "model_name", "moe_primary_router_apply_softmax", "max_length", "repetition_penalty",
+    "temperature", "top_p", "tokenizer_class",
+})
+
+
+def _smallthinker(top: Fields) -> Reading:
+    """PowerInfer's SmallThinker (remote code ``SmallThinkerForCausalLM``; its config names no
+    ``model_type``, the vendor's configuration class declares "smallthinker").
+
+    Routed experts ``moe_num_primary_experts`` of width ``moe_ffn_hidden_size``,
+    ``moe_num_active_primary_experts`` per token, in every layer, no shared expert; each expert
+    is ``down(up(x) * relu(gate(x)))``, three matrices like a SwiGLU expert (no ``hidden_act``
+    field says so); sliding-window layers from ``sliding_window_layout``; layers without
+    rotary embedding (``rope_layout``) have the same weights.
+    """
+    f = top
+    r = Reading(top, top)
+    n = f.int("num_hidden_layers", "layers")
+    if f.raw("hidden_act") is not None or f.raw("mlp_bias"):
+        raise ValueError("hidden_act or mlp_bias set: SmallThinker's experts are relu-gated "
+                         "without biases, which is all this reader represents")
+    h = f.int("num_attention_heads", "heads")
+    kv = f.int("num_key_value_heads", "heads", None)
+    sliding = _layer_flags(f, "sliding_window_layout", n)
+    _layer_flags(f, "rope_layout", n)
+    tied = f.bool("tie_word_embeddings", None)
+    if tied is None:
+        raise ValueError("config.json has no 'tie_word_embeddings', which the count needs "
+                         "(the vendor's default is true, its 21B config says false)")
+    r.values = {
+        "n_layers": n, "d_model": f.int("hidden_size", "width"), "n_heads": h,
+        "n_kv_heads": kv if kv is not None else h, "head_dim": f.int("head_dim", "width", None),
+        "n_experts": f.int("moe_num_primary_experts", "experts"),
+        "top_k": f.int("moe_num_active_primary_experts", "experts"),
+        "d_expert": f.int("moe_ffn_hidden_size", "width"),
+        "vocab_size": f.int("vocab_size", "vocab"), "tie_embeddings": tied,
+    }
+    if any(sliding):
+        r.values["sliding_window"] = f.int("sliding_window_size", "width")
+        r.values["n_sliding_layers"] = sum(sliding)
+    else:
+        f.int("sliding_window_size", "width", None)
+    f.read.update(k for k in _SMALLTHINKER_NO_COUNT if k in f.data)
+    return r
+
+
+_OWN_READERS: dict[str, Callable[[Fields], Reading]] = {"dbrx": _dbrx, "hunyuan": _hunyuan,
+                                                   "smallthinker": _smallthinker}
 """Families that name their fields so differently that the generic reader is not used."""
 
 
@@ -355,13 +417,30 @@ def read_hf_config(path: str | Path) -> tuple[dict[str, Any], Path]:
     return read_json_object(path)
 
 
+# Remote-code families whose config.json names no model_type: the type the vendor's
+# configuration class declares, recognised by the file's only architecture.
+_ARCHITECTURE_TYPES = {"SmallThinkerForCausalLM": "smallthinker"}
+
+
+def model_type_of(data: Mapping[str, Any]) -> Any:
+    """The ``model_type`` of a parsed config: its own field, or for a remote-code family whose
+    file names none (SmallThinker) the type its configuration class declares, recognised by
+    the only entry of ``architectures``; ``None`` if neither."""
+    if data.get("model_type") is not None:
+        return data["model_type"]
+    archs = data.get("architectures")
+    if isinstance(archs, list) and len(archs) == 1 and isinstance(archs[0], str):
+        return _ARCHITECTURE_TYPES.get(archs[0])
+    return None
+
+
 def _read(data: dict[str, Any], where: str) -> tuple[Reading, str]:
-    if "model_type" not in data or data["model_type"] is None:
+    if model_type_of(data) is None:
         raise ValueError(
             f"unsupported model_type None in {where}: a Hugging Face config.json names its "
             f"model_type; supported: any MoE model_type (with refinements for "
             f"{', '.join(SUPPORTED_MODEL_TYPES)})")
-    model_type = data["model_type"]
+    model_type = model_type_of(data)
     if not isinstance(model_type, str):
         raise ValueError(f"model_type must be a JSON string, got {type(model_type).__name__} "
                          f"in {where}")

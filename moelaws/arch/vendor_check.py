@@ -41,6 +41,7 @@ from moelaws.arch.hf_config import (
     SUPPORTED_MODEL_TYPES,
     HFConfigWarning,
     from_hf_config,
+    model_type_of,
     uncounted,
 )
 from moelaws.paper_data import data_dir
@@ -356,8 +357,7 @@ def vendor_check_table(root: Path | None = None) -> pd.DataFrame:
 
 
 def _model_type(path: Path) -> str:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return str(data.get("model_type"))
+    return str(model_type_of(json.loads(path.read_text(encoding="utf-8"))))
 
 
 def _read(path: Path, name: str) -> tuple[MoEConfig | None, str, list[str]]:
