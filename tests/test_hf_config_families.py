@@ -20,9 +20,10 @@ TABLE = arch.vendor_check_table()
 # The families read and checked against a stated size (issue 25 asks for 20; refused families,
 # such as Nemotron-H or Qwen3.5, do not count).
 CHECKED = {"Klear", "bailing_moe", "dbrx", "deepseek", "deepseek_v2", "deepseek_v3", "dots1",
+           "ernie4_5_moe",
            "gpt_oss", "hunyuan", "kimi_k2", "llama4", "minicpm", "minimax_m2", "mixtral",
            "phimoe", "qwen2_moe", "qwen3_moe", "smallthinker"}
-MIN_CHECKED_FAMILIES = 18
+MIN_CHECKED_FAMILIES = 19
 
 
 def test_the_checked_families_are_the_read_ones_with_a_stated_size() -> None:
@@ -144,3 +145,29 @@ def test_smallthinker_is_read_from_its_own_field_names() -> None:
 def test_smallthinker_layouts_it_cannot_read_are_refused(change: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         from_hf_config(smallthinker() | change)
+
+
+# --- ERNIE 4.5 MoE (Baidu) --------------------------------------------------------------------
+
+
+def ernie() -> dict:
+    return json.loads((ROOT / "ERNIE-4.5-21B-A3B" / "config.json").read_text(encoding="utf-8"))
+
+
+def test_ernie_shared_mlp_and_moe_layer_range() -> None:
+    cfg = read(ernie())
+    assert (cfg.n_experts, cfg.top_k, cfg.d_expert) == (64, 6, 1536)
+    assert (cfg.n_shared, cfg.d_shared) == (1, 3072)  # 1536 x moe_num_shared_experts
+    assert (cfg.n_dense_layers, cfg.d_ff) == (1, 12288)  # layer 0 (moe_layer_start_index 1)
+    assert "router score-correction biases (1,728)" in uncounted(cfg)  # 27 x 64
+    # -1 (or absent) ends the range at the last layer; an interval of 2 keeps odd layers
+    assert read(ernie() | {"moe_layer_end_index": -1}).n_dense_layers == 1
+    assert read(ernie() | {"moe_layer_interval": 2}).n_dense_layers == 14  # 1, 3, ..., 27 MoE
+    assert read(ernie() | {"moe_num_shared_experts": 0}).n_shared == 0
+    with pytest.raises(ValueError, match="use_bias=true"):
+        from_hf_config(ernie() | {"use_bias": True})
+
+
+def test_ernie_interleaved_dense_layers_are_recorded() -> None:
+    cfg = read(ernie() | {"moe_layer_interval": 2})
+    assert "interleaved with MoE layers" in cfg.source

@@ -223,6 +223,31 @@ def _dbrx(top: Fields) -> Reading:
     return r
 
 
+def _ernie4_5_moe(r: Reading) -> None:
+    """Baidu ERNIE 4.5 MoE: one shared MLP of ``moe_intermediate_size x
+    moe_num_shared_experts``; MoE layers are those from ``moe_layer_start_index`` to
+    ``moe_layer_end_index`` (-1 or absent: the last) every ``moe_layer_interval``, the others
+    dense of ``intermediate_size``; ``use_bias`` puts biases on every projection; a router
+    score-correction bias per expert and MoE layer."""
+    f, v = r.text, r.values
+    if f.bool("use_bias", False):
+        raise ValueError("use_bias=true: projection biases are not counted")
+    n = v["n_layers"]
+    shared = f.int("moe_num_shared_experts", "experts", 0, low=0)
+    v["n_shared"], v["d_shared"] = (1, v["d_expert"] * shared) if shared else (0, None)
+    start = f.int("moe_layer_start_index", "layers", 0, low=0)
+    end_raw = f.raw("moe_layer_end_index")
+    end = n - 1 if end_raw in (None, -1) else f.int("moe_layer_end_index", "layers", low=0)
+    interval = f.int("moe_layer_interval", "layers", 1)
+    dense = [i for i in range(n) if not (start <= i <= end and (i + 1) % interval == 0)]
+    v["n_dense_layers"] = len(dense)
+    v["d_ff"] = f.int("intermediate_size", "width") if dense else 0
+    if dense and dense != list(range(len(dense))):
+        r.layout = (f"{len(dense)} dense layers {dense[:3]}{'...' if len(dense) > 3 else ''} "
+                    "interleaved with MoE layers (counts depend only on their number)")
+    r.notes.append(f"router score-correction biases ({(n - len(dense)) * v['n_experts']:,})")
+
+
 def _per_layer(f: Fields, key: str, limit: str, n_layers: int, *, low: int = 1) -> int:
     """An integer, or a list of one integer per layer that must all be equal (MoEConfig has
     one value per model)."""
@@ -387,6 +412,7 @@ _OWN_READERS: dict[str, Callable[[Fields], Reading]] = {"dbrx": _dbrx, "hunyuan"
 _REFINEMENTS: dict[str, Callable[[Reading], None]] = {
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,
+    "ernie4_5_moe": _ernie4_5_moe,
     "gpt_oss": _gpt_oss,
     "kimi_k2": _deepseek,
     "llama4": _llama4,
