@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,10 +21,10 @@ TABLE = arch.vendor_check_table()
 # The families read and checked against a stated size (issue 25 asks for 20; refused families,
 # such as Nemotron-H or Qwen3.5, do not count).
 CHECKED = {"Klear", "bailing_moe", "dbrx", "deepseek", "deepseek_v2", "deepseek_v3", "dots1",
-           "ernie4_5_moe",
+           "ernie4_5_moe", "glm4_moe",
            "gpt_oss", "hunyuan", "kimi_k2", "llama4", "minicpm", "minimax_m2", "mixtral",
            "phimoe", "qwen2_moe", "qwen3_moe", "smallthinker"}
-MIN_CHECKED_FAMILIES = 19
+MIN_CHECKED_FAMILIES = 20
 
 
 def test_the_checked_families_are_the_read_ones_with_a_stated_size() -> None:
@@ -43,6 +44,8 @@ def test_a_family_without_a_stated_size_or_a_reading_is_not_counted(tmp_path: Pa
     entry["stated_total_B"] = entry["stated_active_B"] = None
     (root / "sources.json").write_text(json.dumps(sources), encoding="utf-8")
     assert set(checked_families(arch.vendor_check_table(root))) == CHECKED - {"hunyuan"}
+    # one family fewer is below the issue's 20
+    assert MIN_CHECKED_FAMILIES == 20 > len(CHECKED) - 1
     shutil.copytree(ROOT, root, dirs_exist_ok=True)
     config = root / "Hunyuan-A13B" / "config.json"
     config.write_text(json.dumps(json.loads(config.read_text()) | {"use_cla": True}))
@@ -171,3 +174,39 @@ def test_ernie_shared_mlp_and_moe_layer_range() -> None:
 def test_ernie_interleaved_dense_layers_are_recorded() -> None:
     cfg = read(ernie() | {"moe_layer_interval": 2})
     assert "interleaved with MoE layers" in cfg.source
+
+
+# --- GLM-4.5 MoE (Zhipu) ----------------------------------------------------------------------
+
+
+def glm() -> dict:
+    return json.loads((ROOT / "GLM-4.5" / "config.json").read_text(encoding="utf-8"))
+
+
+def test_glm_biases_on_q_k_v_only_and_uncounted_weights() -> None:
+    cfg = read(glm())
+    assert (cfg.n_experts, cfg.top_k, cfg.d_expert, cfg.n_shared) == (160, 8, 1536, 1)
+    assert (cfg.n_dense_layers, cfg.d_ff) == (3, 12288)  # first_k_dense_replace
+    assert (cfg.n_heads, cfg.n_kv_heads, cfg.head_dim) == (96, 8, 128)
+    # o_proj has no bias (transformers' Glm4MoeAttention): MoEConfig's attention_bias would
+    # count one, so the q/k/v biases are listed instead: 92 x (96 + 2 x 8) x 128
+    assert not cfg.attention_bias
+    text = uncounted(cfg)
+    assert "q/k/v projection biases (1,318,912)" in text
+    assert "QK-norm weights (23,552)" in text  # 92 x 2 x 128
+    assert "router score-correction biases (14,240)" in text  # 89 MoE layers x 160
+    assert "multi-token-prediction module (1 layer(s)" in text
+    plain = read(glm() | {"attention_bias": False, "use_qk_norm": False})
+    assert "q/k/v" not in uncounted(plain) and "QK-norm" not in uncounted(plain)
+    assert arch.total_params(plain) == arch.total_params(cfg)
+
+
+def test_glm_total_miss_is_the_mtp_layer() -> None:
+    """The stated 355B is reached only with the multi-token-prediction layer (sources.json)."""
+    row = TABLE.set_index(["model", "quantity"]).loc[("GLM-4.5", "total")]
+    assert row["verdict"] == "miss"
+    assert row["ours (B)"] == pytest.approx(351.24, abs=0.01)
+    cfg = read(glm())
+    mtp = (arch.total_params(replace(cfg, n_layers=cfg.n_layers + 1)) - arch.total_params(cfg)
+           + 2 * cfg.d_model * cfg.d_model)  # one MoE layer and its input projection
+    assert (row["ours (B)"] * 1e9 + mtp) / 1e9 == pytest.approx(355.23, abs=0.01)

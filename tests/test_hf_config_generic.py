@@ -47,6 +47,9 @@ IMPLICIT = {
     "qwen2_moe": {"shared_expert_gate": False},  # the shared expert's sigmoid gate
     "gpt_oss": {"expert_bias": False},  # biases of every expert and router
     "llama4": {"n_shared": 0, "d_shared": None},  # one shared expert per MoE layer
+    # attention_bias covers q, k and v but not o: the generic reading counts all four (the
+    # refinement lists the q/k/v biases as uncounted, MoEConfig's flag would add o's)
+    "glm4_moe": {"attention_bias": True},
 }
 
 

@@ -8,7 +8,8 @@ path to the file, a directory holding it, or the parsed dict) and converts it to
   names (expert count, experts per token, expert and shared-expert widths, dense-layer
   patterns, grouped-query and MLA attention, tied embeddings, sliding-window layers);
 * a family in :data:`SUPPORTED_MODEL_TYPES` has a refinement on top of it for what it does
-  differently from those names (Qwen2-MoE's gated shared expert and q/k/v biases, gpt-oss's
+  differently from those names (Qwen2-MoE's gated shared expert and q/k/v biases, GLM-4.5's
+  q/k/v biases without an o bias, gpt-oss's
   expert biases and attention sinks, Llama 4's implicit shared expert, DBRX's nested
   ``ffn_config``, Hunyuan's per-layer lists and shared MLP, SmallThinker's own names and a file
   without ``model_type`` (:func:`model_type_of`), QK-norm and LayerNorm weights listed as
@@ -223,6 +224,26 @@ def _dbrx(top: Fields) -> Reading:
     return r
 
 
+def _glm4_moe(r: Reading) -> None:
+    """Zhipu GLM-4.5 MoE: q/k/v projections with biases (``attention_bias``) and o without, as
+    transformers' Glm4MoeAttention builds them; RMS QK-norm when ``use_qk_norm``; one shared MLP
+    of ``moe_intermediate_size x n_shared_experts`` (the generic reading); a router
+    score-correction bias per expert and MoE layer (Glm4MoeTopkRouter); partial rotary
+    embeddings (``partial_rotary_factor``), which have no weights."""
+    f, v = r.text, r.values
+    f.raw("partial_rotary_factor")
+    if v.get("attention_bias"):
+        # MoEConfig's attention_bias would add the o bias too, so the q/k/v biases are listed.
+        v["attention_bias"] = False
+        hd = v["head_dim"] or v["d_model"] // v["n_heads"]
+        qkv = v["n_layers"] * (v["n_heads"] + 2 * v["n_kv_heads"]) * hd
+        r.notes.append(f"q/k/v projection biases ({qkv:,})")
+    if f.bool("use_qk_norm", False):
+        _qk_norm(r, 2)
+    moe_layers = v["n_layers"] - v.get("n_dense_layers", 0)
+    r.notes.append(f"router score-correction biases ({moe_layers * v['n_experts']:,})")
+
+
 def _ernie4_5_moe(r: Reading) -> None:
     """Baidu ERNIE 4.5 MoE: one shared MLP of ``moe_intermediate_size x
     moe_num_shared_experts``; MoE layers are those from ``moe_layer_start_index`` to
@@ -413,6 +434,7 @@ _REFINEMENTS: dict[str, Callable[[Reading], None]] = {
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,
     "ernie4_5_moe": _ernie4_5_moe,
+    "glm4_moe": _glm4_moe,
     "gpt_oss": _gpt_oss,
     "kimi_k2": _deepseek,
     "llama4": _llama4,
