@@ -9,13 +9,14 @@ import pytest
 from cli_runner import run_cli
 
 from moelaws import arch
+from moelaws.arch.hf_config import model_type_of
 from moelaws.cli import main
 from moelaws.compare.report import size
 
 ROOT = Path(__file__).resolve().parents[1] / "moelaws" / "data" / "hf_configs"
 MODELS = sorted(p.name for p in ROOT.iterdir() if (p / "config.json").is_file())
-REFINED = [m for m in MODELS if json.loads((ROOT / m / "config.json").read_text(
-    encoding="utf-8"))["model_type"] in arch.SUPPORTED_MODEL_TYPES]
+REFINED = [m for m in MODELS if model_type_of(json.loads((ROOT / m / "config.json").read_text(
+    encoding="utf-8"))) in arch.SUPPORTED_MODEL_TYPES]
 
 
 @pytest.mark.parametrize("model", REFINED)

@@ -10,10 +10,11 @@ import pytest
 
 from moelaws import arch
 from moelaws.arch import HFConfigWarning, from_hf_config
+from moelaws.arch.hf_config import model_type_of
 
 ROOT = Path(__file__).resolve().parents[1] / "moelaws" / "data" / "hf_configs"
 REFINED = sorted(p.name for p in ROOT.iterdir() if (p / "config.json").is_file()
-                 and json.loads((p / "config.json").read_text(encoding="utf-8"))["model_type"]
+                 and model_type_of(json.loads((p / "config.json").read_text(encoding="utf-8")))
                  in arch.SUPPORTED_MODEL_TYPES)
 
 
@@ -46,6 +47,9 @@ IMPLICIT = {
     "qwen2_moe": {"shared_expert_gate": False},  # the shared expert's sigmoid gate
     "gpt_oss": {"expert_bias": False},  # biases of every expert and router
     "llama4": {"n_shared": 0, "d_shared": None},  # one shared expert per MoE layer
+    # attention_bias covers q, k and v but not o: the generic reading counts all four (the
+    # refinement lists the q/k/v biases as uncounted, MoEConfig's flag would add o's)
+    "glm4_moe": {"attention_bias": True},
 }
 
 
@@ -53,14 +57,36 @@ IMPLICIT = {
 def test_a_refined_family_renamed_counts_the_same_through_the_generic_reader(model: str) -> None:
     data = load(model)
     refined = from_hf_config(data)
-    if data["model_type"] == "dbrx":
+    model_type = model_type_of(data)
+    if model_type == "dbrx":
         # DBRX names every field its own way (n_layers, d_model, ffn_config.moe_num_experts):
         # the generic reader finds none of the usual names and says which it missed first.
         with pytest.raises(ValueError, match="no 'num_hidden_layers'"):
             from_hf_config(renamed(data))
         return
+    if model_type == "hunyuan":
+        # Hunyuan names its experts per token moe_topk, a per-layer list (as are its expert
+        # widths and shared-expert counts): the generic reader says which usual name it missed.
+        with pytest.raises(ValueError, match="no 'num_experts_per_tok'"):
+            from_hf_config(renamed(data))
+        return
+    if model_type == "ernie4_5_moe":
+        # ERNIE names its shared experts and its MoE layer range its own way: the generic
+        # reader cannot see them, and says so, naming the fields, rather than count silently.
+        cfg, warned = generic(renamed(data))
+        unknown = " ".join(w for w in warned if "fields not understood" in w)
+        for key in ("moe_num_shared_experts", "moe_layer_start_index", "moe_layer_end_index"):
+            assert key in unknown, key
+        assert sizes(cfg) != sizes(refined)
+        return
+    if model_type == "smallthinker":
+        # SmallThinker names its experts moe_num_primary_experts: the generic reader says which
+        # usual name it missed.
+        with pytest.raises(ValueError, match="no 'num_local_experts'"):
+            from_hf_config(renamed(data))
+        return
     cfg, warned = generic(renamed(data))
-    implicit = IMPLICIT.get(data["model_type"], {})
+    implicit = IMPLICIT.get(model_type, {})
     assert sizes(cfg) == sizes(refined.replace(**implicit))
     if implicit:
         assert sizes(cfg) != sizes(refined)  # the refinement matters

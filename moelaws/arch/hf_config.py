@@ -8,9 +8,12 @@ path to the file, a directory holding it, or the parsed dict) and converts it to
   names (expert count, experts per token, expert and shared-expert widths, dense-layer
   patterns, grouped-query and MLA attention, tied embeddings, sliding-window layers);
 * a family in :data:`SUPPORTED_MODEL_TYPES` has a refinement on top of it for what it does
-  differently from those names (Qwen2-MoE's gated shared expert and q/k/v biases, gpt-oss's
+  differently from those names (Qwen2-MoE's gated shared expert and q/k/v biases, GLM-4.5's
+  q/k/v biases without an o bias, gpt-oss's
   expert biases and attention sinks, Llama 4's implicit shared expert, DBRX's nested
-  ``ffn_config``, QK-norm and LayerNorm weights listed as uncounted), and whose absent fields
+  ``ffn_config``, Hunyuan's per-layer lists and shared MLP, SmallThinker's own names and a file
+  without ``model_type`` (:func:`model_type_of`), QK-norm and LayerNorm weights listed as
+  uncounted), and whose absent fields
   are the family's own defaults.
 
 Nothing is guessed silently:
@@ -68,6 +71,7 @@ __all__ = [
     "as_config",
     "from_hf_config",
     "is_hf_config",
+    "model_type_of",
     "read_hf_config",
     "uncounted",
 ]
@@ -220,9 +224,217 @@ def _dbrx(top: Fields) -> Reading:
     return r
 
 
+def _glm4_moe(r: Reading) -> None:
+    """Zhipu GLM-4.5 MoE: q/k/v projections with biases (``attention_bias``) and o without, as
+    transformers' Glm4MoeAttention builds them; RMS QK-norm when ``use_qk_norm``; one shared MLP
+    of ``moe_intermediate_size x n_shared_experts`` (the generic reading); a router
+    score-correction bias per expert and MoE layer (Glm4MoeTopkRouter); partial rotary
+    embeddings (``partial_rotary_factor``), which have no weights."""
+    f, v = r.text, r.values
+    f.raw("partial_rotary_factor")
+    if v.get("attention_bias"):
+        # MoEConfig's attention_bias would add the o bias too, so the q/k/v biases are listed.
+        v["attention_bias"] = False
+        hd = v["head_dim"] or v["d_model"] // v["n_heads"]
+        qkv = v["n_layers"] * (v["n_heads"] + 2 * v["n_kv_heads"]) * hd
+        r.notes.append(f"q/k/v projection biases ({qkv:,})")
+    if f.bool("use_qk_norm", False):
+        _qk_norm(r, 2)
+    moe_layers = v["n_layers"] - v.get("n_dense_layers", 0)
+    r.notes.append(f"router score-correction biases ({moe_layers * v['n_experts']:,})")
+
+
+def _ernie4_5_moe(r: Reading) -> None:
+    """Baidu ERNIE 4.5 MoE: one shared MLP of ``moe_intermediate_size x
+    moe_num_shared_experts``; MoE layers are those from ``moe_layer_start_index`` to
+    ``moe_layer_end_index`` (-1 or absent: the last) every ``moe_layer_interval``, the others
+    dense of ``intermediate_size``; ``use_bias`` puts biases on every projection; a router
+    score-correction bias per expert and MoE layer."""
+    f, v = r.text, r.values
+    if f.bool("use_bias", False):
+        raise ValueError("use_bias=true: projection biases are not counted")
+    n = v["n_layers"]
+    shared = f.int("moe_num_shared_experts", "experts", 0, low=0)
+    v["n_shared"], v["d_shared"] = (1, v["d_expert"] * shared) if shared else (0, None)
+    start = f.int("moe_layer_start_index", "layers", 0, low=0)
+    end_raw = f.raw("moe_layer_end_index")
+    end = n - 1 if end_raw in (None, -1) else f.int("moe_layer_end_index", "layers", low=0)
+    interval = f.int("moe_layer_interval", "layers", 1)
+    dense = [i for i in range(n) if not (start <= i <= end and (i + 1) % interval == 0)]
+    v["n_dense_layers"] = len(dense)
+    v["d_ff"] = f.int("intermediate_size", "width") if dense else 0
+    if dense and dense != list(range(len(dense))):
+        r.layout = (f"{len(dense)} dense layers {dense[:3]}{'...' if len(dense) > 3 else ''} "
+                    "interleaved with MoE layers (counts depend only on their number)")
+    r.notes.append(f"router score-correction biases ({(n - len(dense)) * v['n_experts']:,})")
+
+
+def _per_layer(f: Fields, key: str, limit: str, n_layers: int, *, low: int = 1) -> int:
+    """An integer, or a list of one integer per layer that must all be equal (MoEConfig has
+    one value per model)."""
+    if not isinstance(f.raw(key), list):
+        return f.int(key, limit, low=low)
+    values = f.int_list(key, limit, low=low) or []
+    if len(values) != n_layers or len(set(values)) != 1:
+        raise ValueError(f"{f.name(key)} must list one value per layer ({n_layers}), all equal: "
+                         "layers of different widths or expert counts cannot be represented")
+    return values[0]
+
+
+# Tencent's remote-code fields that do not change the language model's count: token ids, the
+# unused classification head's settings, routing switches, and the (absent) vision encoder's
+# settings, which only matter when vit_type names one.
+_HUNYUAN_NO_COUNT = frozenset({
+    "add_classification_head", "anyres_pooling_size", "anyres_vit_max_image_size",
+    "anyres_vit_two_views", "class_num", "dense_list", "eod_token_id", "group_limited_greedy",
+    "im_end_id", "im_newline_id", "im_start_id", "image_token_id", "mask_init_id",
+    "moe_drop_tokens", "moe_random_routing_dropped_token", "num_media_embeds",
+    "org_vocab_size", "pad_id", "pool_type", "position_embedding_xdrope", "sep_token_id",
+    "skip_cls_token", "text_end_id", "text_start_id", "use_rotary_pos_emb", "video_end_id",
+    "video_start_id", "vit_add_patchemb_bias", "vit_input_resolution", "vit_mapping_type",
+    "vit_norm_type", "vit_patch", "vit_path", "vit_remove_prenorm", "vit_token",
+    "vit_used_rms_norm", "xdrope_section",
+})
+
+
+def _hunyuan(top: Fields) -> Reading:
+    """Tencent Hunyuan-MoE (remote code ``HunYuanMoEV1ForCausalLM``, ``model_type`` "hunyuan").
+
+    Per-layer lists (``moe_topk``, ``num_shared_expert``, ``moe_intermediate_size``); the
+    shared MLP (``use_mixed_mlp_moe``) is ``intermediate_size × num_shared_expert`` wide and the
+    routed experts ``intermediate_size`` wide (the vendor's ``HunYuanMLP``); an RMS norm of
+    queries and keys per head (``use_qk_norm``); cross-layer key/value sharing (``use_cla``)
+    and latent attention (``use_mla``) are refused.
+    """
+    f = top
+    r = Reading(top, top)
+    for key, what in (("use_cla", "cross-layer attention (key/value projections shared "
+                                  "between layers)"),
+                      ("use_mla", "latent attention in the vendor's own layout")):
+        if f.bool(key, False):
+            raise ValueError(f"{f.name(key)}=true: {what}, which the counts cannot represent")
+    f.int("cla_share_factor", "layers", None)
+    for key in ("kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                "v_head_dim"):
+        if f.raw(key) is not None:
+            raise ValueError(f"{f.name(key)} is set without use_mla: latent attention in the "
+                             "vendor's own layout cannot be represented")
+    act = f.str("hidden_act")
+    if act is not None and act not in SWIGLU:
+        raise ValueError(f"hidden_act={act!r}: only SwiGLU (silu-gated) FFNs can be counted")
+    if f.bool("mlp_bias", False):
+        raise ValueError("mlp_bias=true: FFN biases are not counted")
+    if f.str("norm_type", "rms") != "rms":
+        raise ValueError(f"norm_type={f.str('norm_type')!r}: only RMS norms are supported")
+    n = f.int("num_hidden_layers", "layers")
+    d = f.int("hidden_size", "width")
+    h = f.int("num_attention_heads", "heads")
+    kv = f.int("num_key_value_heads", "heads", None)
+    # The vendor's attention takes its head width from hidden_size / num_attention_heads.
+    head_dim = f.int("attention_head_dim", "width", None)
+    if head_dim is not None and head_dim * h != d:
+        raise ValueError(f"attention_head_dim={head_dim} differs from hidden_size / "
+                         "num_attention_heads, which the vendor's attention uses")
+    width = f.int("intermediate_size", "width")
+    if f.has("moe_intermediate_size") and _per_layer(
+            f, "moe_intermediate_size", "width", n) != width:
+        raise ValueError("moe_intermediate_size differs from intermediate_size, which the "
+                         "vendor's experts use: the expert width is ambiguous")
+    shared = _per_layer(f, "num_shared_expert", "experts", n, low=0)
+    mixed = f.bool("use_mixed_mlp_moe", False)
+    skipped = f.int("moe_layer_num_skipped", "layers", 0, low=0)
+    r.values = {
+        "n_layers": n, "d_model": d, "n_heads": h, "n_kv_heads": kv if kv is not None else h,
+        "head_dim": None,
+        "n_experts": f.int("num_experts", "experts"),
+        "top_k": _per_layer(f, "moe_topk", "experts", n), "d_expert": width,
+        "n_shared": 1 if mixed and shared else 0,
+        "d_shared": width * shared if mixed and shared else None,
+        "n_dense_layers": skipped, "d_ff": width if skipped else 0,
+        "attention_bias": bool(f.bool("attention_bias", False)),
+        "vocab_size": f.int("vocab_size", "vocab"),
+        "tie_embeddings": bool(f.bool("tie_word_embeddings", False)),
+    }
+    if f.bool("use_qk_norm", False):
+        _qk_norm(r, 2)
+    if f.raw("vit_type") is not None:
+        r.notes.append("vision encoder (vit_*)")
+    if f.bool("add_classification_head", False):
+        r.notes.append("classification head (dense_list)")
+    r.extra_unknown = []
+    f.read.update(k for k in _HUNYUAN_NO_COUNT if k in f.data)
+    return r
+
+
+def _layer_flags(f: Fields, key: str, n_layers: int) -> list[int]:
+    """A list of one 0 or 1 per layer (absent: all 0)."""
+    flags = f.int_list(key, "layers")
+    if flags is None:
+        return [0] * n_layers
+    if len(flags) != n_layers or set(flags) - {0, 1}:
+        raise ValueError(f"{f.name(key)} must hold one 0 or 1 per layer ({n_layers})")
+    return flags
+
+
+# SmallThinker's fields that do not change the count: the model's name, routing arithmetic and
+# generation defaults the vendor wrote into its config.
+_SMALLTHINKER_NO_COUNT = frozenset({
+    "model_name", "moe_primary_router_apply_softmax", "max_length", "repetition_penalty",
+    "temperature", "top_p", "tokenizer_class",
+})
+
+
+def _smallthinker(top: Fields) -> Reading:
+    """PowerInfer's SmallThinker (remote code ``SmallThinkerForCausalLM``; its config names no
+    ``model_type``, the vendor's configuration class declares "smallthinker").
+
+    Routed experts ``moe_num_primary_experts`` of width ``moe_ffn_hidden_size``,
+    ``moe_num_active_primary_experts`` per token, in every layer, no shared expert; each expert
+    is ``down(up(x) * relu(gate(x)))``, three matrices like a SwiGLU expert (no ``hidden_act``
+    field says so); sliding-window layers from ``sliding_window_layout``; layers without
+    rotary embedding (``rope_layout``) have the same weights.
+    """
+    f = top
+    r = Reading(top, top)
+    n = f.int("num_hidden_layers", "layers")
+    if f.raw("hidden_act") is not None or f.raw("mlp_bias"):
+        raise ValueError("hidden_act or mlp_bias set: SmallThinker's experts are relu-gated "
+                         "without biases, which is all this reader represents")
+    h = f.int("num_attention_heads", "heads")
+    kv = f.int("num_key_value_heads", "heads", None)
+    sliding = _layer_flags(f, "sliding_window_layout", n)
+    _layer_flags(f, "rope_layout", n)
+    tied = f.bool("tie_word_embeddings", None)
+    if tied is None:
+        raise ValueError("config.json has no 'tie_word_embeddings', which the count needs "
+                         "(the vendor's default is true, its 21B config says false)")
+    r.values = {
+        "n_layers": n, "d_model": f.int("hidden_size", "width"), "n_heads": h,
+        "n_kv_heads": kv if kv is not None else h, "head_dim": f.int("head_dim", "width", None),
+        "n_experts": f.int("moe_num_primary_experts", "experts"),
+        "top_k": f.int("moe_num_active_primary_experts", "experts"),
+        "d_expert": f.int("moe_ffn_hidden_size", "width"),
+        "vocab_size": f.int("vocab_size", "vocab"), "tie_embeddings": tied,
+    }
+    if any(sliding):
+        r.values["sliding_window"] = f.int("sliding_window_size", "width")
+        r.values["n_sliding_layers"] = sum(sliding)
+    else:
+        f.int("sliding_window_size", "width", None)
+    f.read.update(k for k in _SMALLTHINKER_NO_COUNT if k in f.data)
+    return r
+
+
+_OWN_READERS: dict[str, Callable[[Fields], Reading]] = {"dbrx": _dbrx, "hunyuan": _hunyuan,
+                                                   "smallthinker": _smallthinker}
+"""Families that name their fields so differently that the generic reader is not used."""
+
+
 _REFINEMENTS: dict[str, Callable[[Reading], None]] = {
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,
+    "ernie4_5_moe": _ernie4_5_moe,
+    "glm4_moe": _glm4_moe,
     "gpt_oss": _gpt_oss,
     "kimi_k2": _deepseek,
     "llama4": _llama4,
@@ -233,7 +445,7 @@ _REFINEMENTS: dict[str, Callable[[Reading], None]] = {
     "qwen3_moe": _qwen3_moe,
 }
 
-SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted({*_REFINEMENTS, "dbrx"}))
+SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(sorted({*_REFINEMENTS, *_OWN_READERS}))
 """The ``model_type`` values with a family refinement (any other is read by the generic
 reader, with a warning for each default it assumes)."""
 
@@ -253,19 +465,37 @@ def read_hf_config(path: str | Path) -> tuple[dict[str, Any], Path]:
     return read_json_object(path)
 
 
+# Remote-code families whose config.json names no model_type: the type the vendor's
+# configuration class declares, recognised by the file's only architecture.
+_ARCHITECTURE_TYPES = {"SmallThinkerForCausalLM": "smallthinker"}
+
+
+def model_type_of(data: Mapping[str, Any]) -> Any:
+    """The ``model_type`` of a parsed config: its own field, or for a remote-code family whose
+    file names none (SmallThinker) the type its configuration class declares, recognised by
+    the only entry of ``architectures``; ``None`` if neither."""
+    if data.get("model_type") is not None:
+        return data["model_type"]
+    archs = data.get("architectures")
+    if isinstance(archs, list) and len(archs) == 1 and isinstance(archs[0], str):
+        return _ARCHITECTURE_TYPES.get(archs[0])
+    return None
+
+
 def _read(data: dict[str, Any], where: str) -> tuple[Reading, str]:
-    if "model_type" not in data or data["model_type"] is None:
+    if model_type_of(data) is None:
         raise ValueError(
             f"unsupported model_type None in {where}: a Hugging Face config.json names its "
             f"model_type; supported: any MoE model_type (with refinements for "
             f"{', '.join(SUPPORTED_MODEL_TYPES)})")
-    model_type = data["model_type"]
+    model_type = model_type_of(data)
     if not isinstance(model_type, str):
         raise ValueError(f"model_type must be a JSON string, got {type(model_type).__name__} "
                          f"in {where}")
     top = Fields(data)
-    if model_type == "dbrx":
-        r = _dbrx(top)
+    own = _OWN_READERS.get(model_type)
+    if own is not None:
+        r = own(top)
     else:
         r = read_generic(top)
         refine = _REFINEMENTS.get(model_type)

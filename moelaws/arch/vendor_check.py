@@ -41,6 +41,7 @@ from moelaws.arch.hf_config import (
     SUPPORTED_MODEL_TYPES,
     HFConfigWarning,
     from_hf_config,
+    model_type_of,
     uncounted,
 )
 from moelaws.paper_data import data_dir
@@ -48,6 +49,7 @@ from moelaws.paper_data import data_dir
 __all__ = [
     "TOLERANCE",
     "active_countings",
+    "checked_families",
     "convention_basis",
     "convention_cross_check",
     "countings_table",
@@ -207,6 +209,26 @@ def convention_cross_check(table: pd.DataFrame, root: Path | None = None) -> pd.
     return pd.DataFrame(rows).set_index("model")
 
 
+def checked_families(table: pd.DataFrame) -> list[str]:
+    """The model families (``model_type`` values) whose stored configs are read and checked.
+
+    A family counts when at least one of its stored models is read (by a refinement or the
+    generic reader, not refused) and has a stated size to compare with; refused families do not.
+
+    Parameters
+    ----------
+    table
+        :func:`vendor_check_table`'s result.
+
+    Returns
+    -------
+    list of str
+        The families' ``model_type`` values, sorted.
+    """
+    read = table[(table["read by"] != "refused") & table["verdict"].isin(VERDICTS[:-1])]
+    return sorted(set(read["model_type"]))
+
+
 def vendor_check_tallies(table: pd.DataFrame) -> pd.DataFrame:
     """How many stated sizes each reader reproduces, only matches, or misses.
 
@@ -335,8 +357,7 @@ def vendor_check_table(root: Path | None = None) -> pd.DataFrame:
 
 
 def _model_type(path: Path) -> str:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return str(data.get("model_type"))
+    return str(model_type_of(json.loads(path.read_text(encoding="utf-8"))))
 
 
 def _read(path: Path, name: str) -> tuple[MoEConfig | None, str, list[str]]:
