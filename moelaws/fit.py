@@ -48,7 +48,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 from scipy import optimize, special, stats
 
 from moelaws import fit_checks as checks
@@ -136,6 +135,10 @@ def fit_power_law(x: Array | Sequence[float], y: Array | Sequence[float]) -> Pow
     if np.unique(x).size < 3:
         raise ValueError(f"a power-law fit needs at least 3 distinct x (2 parameters plus one); "
                          f"got {np.unique(x).size}")
+    # statsmodels takes seconds to import and only this OLS needs it: chapters that fit no
+    # power law do not pay for it.
+    import statsmodels.api as sm
+
     ly = np.log(y)
     ols = sm.OLS(ly, sm.add_constant(np.log(x), has_constant="add")).fit()
     # An exact fit of a constant y leaves R² undefined (0/0); the line then explains all of it.

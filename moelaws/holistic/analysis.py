@@ -13,7 +13,6 @@ from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 
 from moelaws.fit import fit_power_law
 from moelaws.holistic.feasible import feasible_d_range
@@ -568,6 +567,8 @@ def power_fit(C: np.ndarray, y: np.ndarray, offset: float = 0.0) -> PowerFit:
         raise ValueError("need at least 3 (C, y) pairs of equal length")
     if np.any(C <= 0) or np.any(y <= offset):
         raise ValueError("C must be positive and y above the offset")
+    import statsmodels.api as sm  # seconds to import: only the fits load it
+
     x = sm.add_constant(np.log(C))
     res = sm.OLS(np.log(y - offset), x).fit()
     ci = res.conf_int(0.05)
@@ -613,6 +614,8 @@ def ratio_fit_extrapolation(budgets: np.ndarray) -> pd.DataFrame:
     it: L = M(1 − 6/r)/(6·S·N_q·d_qkv), Eq. 3), the ratio of the two, and the plain power
     law's M/N_a (infeasible where it is ≤ 6, Eq. 5).
     """
+    import statsmodels.api as sm
+
     targets = _sweep_targets()
     logc = np.log(targets["C"].to_numpy())
     res = sm.OLS(np.log(targets["M/N_a"].to_numpy() - 6.0), sm.add_constant(logc)).fit()
