@@ -66,6 +66,20 @@ def test_core_packages_do_not_import_torch():
     assert out.stdout.strip() == "False"
 
 
+def test_paper_registry_imports_neither_torch_nor_statsmodels():
+    # Every chapter loads the registry (claims); torch and statsmodels take seconds to import
+    # and only the chapters that train or fit an OLS need them.
+    code = (
+        "import sys\n"
+        "from moelaws import claims, papers\n"
+        "import moelaws.constrained.toy, moelaws.leverage.curves, moelaws.fit\n"
+        "papers.registry()\n"
+        "print(sorted(m for m in ('torch', 'statsmodels') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 # --- shapes and routing -----------------------------------------------------------------------
 
 
