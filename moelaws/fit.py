@@ -50,7 +50,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 from scipy import optimize, special, stats
 
 from moelaws import fit_checks as checks
@@ -205,6 +204,10 @@ def fit_power_law(
     offset = _finite_number("offset", offset)
     checks.flag("free_offset", free_offset)
     x, y = _power_law_data(x, y, offset)
+    # statsmodels takes seconds to import and only this OLS needs it: chapters that fit no
+    # power law do not pay for it.
+    import statsmodels.api as sm
+
     ly = np.log(y - offset)
     ols = sm.OLS(ly, sm.add_constant(np.log(x), has_constant="add")).fit()
     if free_offset:

@@ -593,3 +593,20 @@ def test_table4_rounding_explains_qwen_only_at_the_edge_of_the_box() -> None:
     assert 0.005 < joint["other_eight"] < 0.05
     assert joint["all_nine"] < 0.1 * joint["other_eight"]
     assert joint["qwen_alone"] > 5 * joint["other_eight"]
+
+
+def test_table4_rounding_draws_evaluate_eq14_for_every_draw_at_once() -> None:
+    from moelaws.comprehensive import checks
+    from moelaws.comprehensive.tables import industrial_models
+
+    box = checks.constant_box()
+    N = industrial_models()["N"].to_numpy()
+    rng = np.random.default_rng(1)
+    draws = rng.uniform(box["low"].to_numpy(), box["high"].to_numpy(), (40, len(box)))
+    at_once = checks.theoretical_ratios(N, draws, box.index)
+    one_by_one = np.array([
+        cl.optimal_active_ratio(N, 7.0, 0.31, dict(zip(box.index, row, strict=True)))
+        for row in draws])
+    np.testing.assert_allclose(at_once, one_by_one, rtol=1e-14, atol=0)
+    # The columns are matched to the constants by name: a shuffled order gives other ratios.
+    assert not np.allclose(checks.theoretical_ratios(N, draws, box.index[::-1]), one_by_one)

@@ -53,17 +53,21 @@ CONFIGS = {
 # --- imports --------------------------------------------------------------------------------
 
 
-def test_core_packages_do_not_import_torch():
-    names = ["moelaws", "moelaws.arch", "moelaws.claims", "moelaws.fit", "moelaws.charts"]
+def test_core_packages_do_not_import_torch_or_statsmodels():
+    # Every chapter loads the paper registry (claims); torch and statsmodels take seconds to
+    # import and only the chapters that train or fit an OLS need them.
+    names = ["moelaws", "moelaws.arch", "moelaws.claims", "moelaws.fit", "moelaws.charts",
+             "moelaws.papers", "moelaws.constrained.toy", "moelaws.leverage.curves"]
     present = [n for n in names if importlib.util.find_spec(n) is not None]
     assert {"moelaws", "moelaws.arch", "moelaws.claims"} <= set(present)
     code = (
         "import importlib, sys\n"
         f"for n in {present!r}: importlib.import_module(n)\n"
-        "print('torch' in sys.modules)\n"
+        "sys.modules['moelaws.papers'].registry()\n"
+        "print(sorted(m for m in ('torch', 'statsmodels') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "[]"
 
 
 # --- shapes and routing -----------------------------------------------------------------------

@@ -9,13 +9,14 @@ rounding fixes that one row, but whether one set of constants fixes all nine tog
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 
 import numpy as np
 import pandas as pd
 
-from moelaws.comprehensive.law import CONSTANT_NAMES
-from moelaws.comprehensive.optima import optimal_active_ratio
+from moelaws.comprehensive.law import CONSTANT_NAMES, _structure_formula
+from moelaws.comprehensive.optima import _active_ratio_formula
 from moelaws.comprehensive.tables import industrial_models, read_table
 from moelaws.validation import count
 
@@ -28,6 +29,30 @@ def constant_box() -> pd.DataFrame:
     value = printed.astype(float)
     return pd.DataFrame({"printed": printed, "low": value - pd.Series(half),
                          "high": value + pd.Series(half)}).loc[list(CONSTANT_NAMES)]
+
+
+def theoretical_ratios(N: np.ndarray, draws: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """Table 4's theoretical N_a/N (Eq. 14 at G = 7, S = 0.31) for every set of constants.
+
+    Parameters
+    ----------
+    N
+        The models' total sizes, shape ``(n_models,)``.
+    draws
+        One set of constants per row, shape ``(n_draws, len(names))``; each row is what
+        :func:`~moelaws.comprehensive.optima.optimal_active_ratio` would receive as ``params``.
+    names
+        The constants' names, in the columns' order.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_draws, n_models)``: row ``i`` equals ``optimal_active_ratio(N, 7.0, 0.31,
+        dict(zip(names, draws[i])))``, evaluated for all rows at once.
+    """
+    p = {name: draws[:, [j]] for j, name in enumerate(names)}
+    A = _structure_formula(np.asarray(7.0), np.asarray(0.31), p)
+    return _active_ratio_formula(np.asarray(N, dtype=float), A, p)
 
 
 def joint_rounding_draws(n_draws: int = 20_000, seed: int = 0) -> dict[str, float]:
@@ -55,10 +80,7 @@ def joint_rounding_draws(n_draws: int = 20_000, seed: int = 0) -> dict[str, floa
     N = industrial_models()["N"].to_numpy()
     rng = np.random.default_rng(seed)
     draws = rng.uniform(box["low"].to_numpy(), box["high"].to_numpy(), (n_draws, len(box)))
-    hits = np.empty((n_draws, len(N)), dtype=bool)
-    for i, row in enumerate(draws):
-        params = dict(zip(box.index, row, strict=True))
-        hits[i] = np.round(100 * optimal_active_ratio(N, 7.0, 0.31, params), 2) == printed
+    hits = np.round(100 * theoretical_ratios(N, draws, box.index), 2) == printed
     return {"all_nine": float(hits.all(axis=1).mean()),
             "other_eight": float(hits[:, ~qwen].all(axis=1).mean()),
             "qwen_alone": float(hits[:, qwen].all(axis=1).mean()),

@@ -102,8 +102,12 @@ def structure_factor(
         For non-positive G or S outside [0, 1].
     """
     p = constants(params)
-    G = positive("G", G)
-    S = unit_interval("S", S)
+    return _structure_formula(positive("G", G), unit_interval("S", S), p)
+
+
+def _structure_formula(G: Array, S: Array, p: Mapping[str, Array | float]) -> Array:
+    """:func:`structure_factor` without its checks, for constants that are arrays (one set
+    per row, e.g. :func:`moelaws.comprehensive.rounding.joint_rounding_draws`' draws)."""
     return p["e"] * G + p["f"] / G + p["m"] * S**2 + p["n"] * S
 
 

@@ -215,7 +215,12 @@ def optimal_active_ratio(
     """
     p = constants(params)
     N = positive("N", N)
-    A = _optimal_structure(G, S, p)
+    return _active_ratio_formula(N, _optimal_structure(G, S, p), p)
+
+
+def _active_ratio_formula(N: Array, A: Array, p: Mapping[str, Array | float]) -> Array:
+    """:func:`optimal_active_ratio` at structure factor ``A`` without its checks, for
+    constants that are arrays (one set per row, as in ``law._structure_formula``)."""
     return (p["alpha"] * (p["k"] * A + p["c"]) / (p["h"] * N ** p["alpha"] * A)) ** (
         1 / (p["alpha"] + 1)
     )

@@ -40,6 +40,10 @@ SWEEP_NAME = "toy_design"
 CORPUS = "pydoc"
 SEED = 0
 STEPS = 300
+BATCH_SIZE = 16
+EVAL_EVERY = 50
+"""Sequences per step and steps between evaluations of the toy runs (:func:`settings`), readable
+without importing torch."""
 
 SEED_SWEEP_NAME = "toy_design_seeds"
 SEED_CHECK: tuple[tuple[int, int, int, int], ...] = ((2, 64, 32, 2), (2, 64, 128, 8))
@@ -56,8 +60,8 @@ def settings():
     """Training settings of the toy runs (imports torch)."""
     from moelaws.torchmoe.train import TrainSettings
 
-    return TrainSettings(steps=STEPS, batch_size=16, lr=3e-3, warmup_steps=30, eval_every=50,
-                         eval_batches=8)
+    return TrainSettings(steps=STEPS, batch_size=BATCH_SIZE, lr=3e-3, warmup_steps=30,
+                         eval_every=EVAL_EVERY, eval_batches=8)
 
 
 def label(layers: int, d: int, n_exp: int, n_topk: int) -> str:

@@ -9,6 +9,7 @@ it, and EL is undefined (Alg. 1, line 7): we return NaN and say why.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from moelaws.fit import FitResult, Law, fit_law
+from moelaws.fit_checks import positive_number
 
 ArrayLike = float | Sequence[float] | np.ndarray
 Points = np.ndarray | pd.DataFrame | Sequence[tuple[float, float]]
@@ -126,7 +128,8 @@ def fit_loss_curve(points: Points, *, delta: float = 1e-3) -> LossCurve:
     Returns
     -------
     LossCurve
-        The fitted curve.
+        The fitted curve; equal points and ``delta`` return the same (cached) object, so
+        treat it, and its ``fit``, as read-only.
 
     Raises
     ------
@@ -134,6 +137,14 @@ def fit_loss_curve(points: Points, *, delta: float = 1e-3) -> LossCurve:
         For fewer than 4 points (or 4 distinct budgets) or non-positive / non-finite values.
     """
     C, loss = _points("points", points)
+    # Efficiency leverage fits the dense family's points once per MoE family it is compared
+    # with, and charts refit them: the fit is deterministic, so equal points are fitted once.
+    return _fitted_curve(C.tobytes(), loss.tobytes(), positive_number("delta", delta))
+
+
+@functools.lru_cache(maxsize=64)
+def _fitted_curve(C_bytes: bytes, loss_bytes: bytes, delta: float) -> LossCurve:
+    C, loss = np.frombuffer(C_bytes).copy(), np.frombuffer(loss_bytes).copy()
     log_ref = float(np.log(C).mean())
     x = np.log(C) - log_ref
     fit = fit_law(_loss_curve_law(), x[:, None], loss, _starts(x, loss), delta=delta,
