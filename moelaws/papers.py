@@ -47,7 +47,11 @@ itself was given) and the adapter."""
 
 
 def _load(name: str) -> Paper:
-    paper = importlib.import_module(name).PAPER
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        raise ValueError(f"no adapter module {name!r}: {exc}") from exc
+    paper = getattr(module, "PAPER", None)
     if not isinstance(paper, Paper):
         raise TypeError(f"{name}.PAPER is not a moelaws.papers.Paper")
     return paper
@@ -146,9 +150,8 @@ def registered(paper: Paper | str) -> AbstractContextManager[Paper]:
         If ``paper`` is neither a :class:`Paper` nor a string, or the module's ``PAPER`` is not
         a :class:`Paper` (checked at the call, before the block).
     ValueError
-        If a paper with the same id is already registered.
-    ModuleNotFoundError
-        If the named module cannot be imported.
+        If a paper with the same id is already registered, or the named module (or a module
+        it imports) is not found.
     """
     module: str | None = None
     if isinstance(paper, str):

@@ -7,11 +7,13 @@ with its ``PAPER`` adapter) and a chapter stub, puts the directory on ``sys.path
 paper with one line, ``papers.registered("toy6.paper")``: the same module name the five papers
 have in :data:`moelaws.papers.ADAPTERS`. No file of the repository is touched. Each test then
 looks for the paper in one view: the claims registry, ``moelaws reproduce``, ``design``,
-``counts``, :mod:`moelaws.compare`, the property sweep and the tables.
+``counts``, :mod:`moelaws.compare`, the property sweep, the reproduced tables and the data
+tables (its adapter's ``data_tables`` role).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 import sys
@@ -24,10 +26,11 @@ import pytest
 from cli_runner import run_cli
 from test_properties import check_law, public_laws
 
-from moelaws import arch, claims, conventions, papers
+from moelaws import arch, claims, conventions, data_tables, papers
 from moelaws.claims import tables
 from moelaws.compare import calculator, card, counting, recommend, regimes, verdicts
 from moelaws.data_tables import DATA_TABLES
+from moelaws.interactive_tables import data_interactive_table
 
 ID = "toy6"
 
@@ -93,7 +96,7 @@ import math
 
 from moelaws.arch.counting import exact_counts
 from moelaws.roles import (
-    CalculatorBlock, Card, Convention, Paper, Range, Recommendation, out_of_range,
+    CalculatorBlock, Card, Convention, DataTable, Paper, Range, Recommendation, out_of_range,
 )
 from toy6.law import FITTED_RANGES, optimal_ratio
 
@@ -124,6 +127,18 @@ def recommend(budget):
         flags=tuple(out_of_range(fitted_ranges(), C=budget.compute)))
 
 
+def _table1():
+    from toy6.claims import TABLE1
+
+    return TABLE1.assign(ours=[float(optimal_ratio(C)) for C in TABLE1["C"]])
+
+
+def data_tables():
+    return {"toy6-table-1": DataTable(
+        paper=ID, caption="Table 1 (paper) vs ours: r* at two budgets",
+        source="Table 1 (printed r*); ours from Eq. 1", load=_table1)}
+
+
 def verdict(cfg, tokens):
     C = exact_counts(cfg).compute_per_token * (math.nan if tokens is None else tokens)
     return {"r* (toy6)": float(optimal_ratio(C)) if math.isfinite(C) else math.nan,
@@ -152,6 +167,7 @@ PAPER = Paper(
     ),
     calculator=CalculatorBlock(sliders=("C",), keys=("r* (toy6)",),
                                active=lambda rec: math.nan, tokens=lambda rec: math.nan),
+    data_tables=data_tables,
 )
 '''
 
@@ -206,6 +222,12 @@ def test_the_paper_is_in_the_registry(sixth: papers.Paper) -> None:
     assert papers.packages()[-1] == ID
     law = importlib.import_module("toy6.law")
     assert {q: (r.low, r.high) for q, r in sixth.fitted_ranges().items()} == law.FITTED_RANGES
+    with pytest.raises(ValueError, match="already registered"), papers.registered(ID + ".paper"):
+        pass
+    with pytest.raises(ValueError, match=r"no adapter module .toy6\.nothing."):
+        papers.registered("toy6.nothing")
+    with pytest.raises(TypeError, match=r"toy6\.law\.PAPER is not"):
+        papers.registered("toy6.law")
 
 
 def test_claims_and_reproduce(sixth: papers.Paper) -> None:
@@ -289,8 +311,21 @@ def test_the_chapter_stub_shows_its_claims(sixth: papers.Paper, tmp_path: Path) 
     assert sixth.docname == "notebooks/97_toy6"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "moelaws.data_tables.DATA_TABLES is a fixed dict of the five papers' appendix and "
-    "side-by-side tables (STYLE.md, issue 26): no adapter role adds a paper's data table"))
+def test_a_data_table_name_is_taken_once(sixth: papers.Paper) -> None:
+    clash = dataclasses.replace(sixth, id="toy7", data_tables=lambda: {
+        "holistic-appendix": DATA_TABLES["holistic-appendix"]})
+    with papers.registered(clash), pytest.raises(ValueError, match="already taken"):
+        data_tables.all_data_tables()
+
+
 def test_data_tables(sixth: papers.Paper) -> None:
-    assert any(spec.paper == ID for spec in DATA_TABLES.values())
+    assert "toy6-table-1" not in DATA_TABLES
+    assert data_tables.all_data_tables()["toy6-table-1"].paper == ID
+    df = data_tables.data_table("toy6-table-1")
+    assert df["ours"].tolist() == pytest.approx([toy_law(1e19), toy_law(1e20)])
+    proc = run_cli("tables", "--paper", ID)
+    assert "toy6-table-1" in proc.stdout
+    csv = run_cli("data", "toy6-table-1")
+    assert csv.returncode == 0 and csv.stdout == data_tables.data_csv("toy6-table-1")
+    shown = data_interactive_table("toy6-table-1")
+    assert "r* at two budgets" in shown._repr_html_()
