@@ -158,7 +158,7 @@ def _tables(args: argparse.Namespace) -> int:
     from moelaws import data_tables
 
     print("== appendix data (moelaws data NAME)")
-    for name, spec in data_tables.DATA_TABLES.items():
+    for name, spec in data_tables.all_data_tables().items():
         if args.paper in (None, spec.paper):
             print(f"{name:<22} {spec.source}")
     return 0

@@ -3,31 +3,20 @@
 A chapter shows :func:`data_table` with :func:`moelaws.interactive_tables.interactive_table`,
 and the book's build writes :func:`data_csv` of the same frame as its "Download CSV" file
 (``book/_ext/moelaws_tables.py``), so the two cannot differ.
+
+The tables are :data:`DATA_TABLES` (the five papers' tables, not yet moved into their folders:
+STYLE.md, issue 26) and those of every paper in the registry with a ``data_tables`` role
+(:func:`all_data_tables`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import pandas as pd
 
-from moelaws import chapter_tables
+from moelaws import chapter_tables, papers
 from moelaws.claims.tables import to_csv
+from moelaws.roles import DataTable
 from moelaws.validation import guard_public
-
-
-@dataclass(frozen=True)
-class DataTable:
-    """One appendix table: its paper, what it is, where the paper prints it, how to load it."""
-
-    paper: str
-    caption: str
-    source: str
-    load: Callable[[], pd.DataFrame]
-    highlight: Callable[[pd.DataFrame], pd.DataFrame] | None = None
-    legend: str = ""
-
 
 M_TOLERANCE = 0.05
 """Table 4's note: every appendix architecture's M lies within 5 % of its budget's target."""
@@ -179,26 +168,60 @@ DATA_TABLES: dict[str, DataTable] = {
         load=chapter_tables.constrained_table4,
     ),
 }
-"""Every appendix-data and side-by-side table a chapter shows, by name."""
+"""The five papers' appendix-data and side-by-side tables, by name (see :func:`all_data_tables`)."""
 
 
-def data_table(name: str) -> pd.DataFrame:
-    """The rows of appendix table ``name`` (a key of :data:`DATA_TABLES`).
+def all_data_tables() -> dict[str, DataTable]:
+    """Every appendix-data and side-by-side table a chapter shows, by name.
+
+    :data:`DATA_TABLES`, then the ``data_tables`` role of each paper in the registry
+    (:mod:`moelaws.papers`), in reading order.
+
+    Raises
+    ------
+    ValueError
+        If a paper's table reuses a name already taken, or names another paper.
+    """
+    tables = dict(DATA_TABLES)
+    for paper in papers.having("data_tables"):
+        for name, spec in paper.data_tables().items():
+            if name in tables:
+                raise ValueError(f"data table {name!r} of paper {paper.id!r} is already taken")
+            if spec.paper != paper.id:
+                raise ValueError(f"data table {name!r} of paper {paper.id!r} names paper "
+                                 f"{spec.paper!r}")
+            tables[name] = spec
+    return tables
+
+
+def data_spec(name: str) -> DataTable:
+    """The :class:`~moelaws.roles.DataTable` named ``name`` (a key of :func:`all_data_tables`).
 
     Raises
     ------
     ValueError
         If ``name`` is not a known data table.
     """
-    if name not in DATA_TABLES:
-        raise ValueError(f"unknown data table {name!r}; choose from {', '.join(DATA_TABLES)}")
-    return DATA_TABLES[name].load()
+    tables = all_data_tables()
+    if name not in tables:
+        raise ValueError(f"unknown data table {name!r}; choose from {', '.join(tables)}")
+    return tables[name]
+
+
+def data_table(name: str) -> pd.DataFrame:
+    """The rows of appendix table ``name`` (a key of :func:`all_data_tables`).
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a known data table.
+    """
+    return data_spec(name).load()
 
 
 def data_csv_name(name: str) -> str:
     """The file name of a data table's CSV download in the built book."""
-    if name not in DATA_TABLES:
-        raise ValueError(f"unknown data table {name!r}; choose from {', '.join(DATA_TABLES)}")
+    data_spec(name)
     return f"data-{name}.csv"
 
 

@@ -516,7 +516,7 @@ def data_interactive_table(name: str, page_length: int = 10) -> InteractiveTable
     from moelaws import data_tables
 
     df = data_tables.data_table(name)
-    spec = data_tables.DATA_TABLES[name]
+    spec = data_tables.data_spec(name)
     return interactive_table(
         df,
         caption=spec.caption,

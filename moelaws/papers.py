@@ -8,11 +8,12 @@ its adapter as ``moelaws.<paper>.paper.PAPER`` (chapter 0, which reproduces publ
 sizes rather than a paper's law, has its adapter in :mod:`moelaws.arch.paper`).
 
 Adding a paper means writing one adapter and naming its module in :data:`ADAPTERS`; a test (or
-a notebook) can add one for a while with :func:`registered`::
+a notebook) can add one for a while with :func:`registered`, by the same module name or by the
+adapter itself::
 
     from moelaws import papers
-    with papers.registered(my_paper):
-        ...  # my_paper appears in claims, ``moelaws reproduce``/``design`` and compare/
+    with papers.registered("toy6.paper"):  # a package outside moelaws, on sys.path
+        ...  # its PAPER appears in claims, ``moelaws reproduce``/``design`` and compare/
 
 Adapters are imported on first use, so that importing this module stays cheap. The adapter's
 types (:class:`Paper` and what its roles return) live below the papers, in :mod:`moelaws.roles`;
@@ -40,25 +41,43 @@ ADAPTERS: tuple[str, ...] = (
 
 
 _loaded: list[Paper] | None = None
-_extra: list[Paper] = []
+_extra: list[tuple[str | None, Paper]] = []
+"""Papers added with :func:`registered`: the adapter module's name (``None`` when the adapter
+itself was given) and the adapter."""
+
+
+def _load(name: str) -> Paper:
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        raise ValueError(f"no adapter module {name!r}: {exc}") from exc
+    paper = getattr(module, "PAPER", None)
+    if not isinstance(paper, Paper):
+        raise TypeError(f"{name}.PAPER is not a moelaws.papers.Paper")
+    return paper
 
 
 def _builtin() -> list[Paper]:
     global _loaded
     if _loaded is None:
-        found = []
-        for name in ADAPTERS:
-            paper = importlib.import_module(name).PAPER
-            if not isinstance(paper, Paper):
-                raise TypeError(f"{name}.PAPER is not a moelaws.papers.Paper")
-            found.append(paper)
-        _loaded = found
+        _loaded = [_load(name) for name in ADAPTERS]
     return _loaded
 
 
 def registry() -> tuple[Paper, ...]:
     """Every paper, in reading order (papers added with :func:`registered` come last)."""
-    return (*_builtin(), *_extra)
+    return (*_builtin(), *(paper for _, paper in _extra))
+
+
+def packages() -> tuple[str, ...]:
+    """The package of every adapter module, in reading order (``moelaws.leverage``, ...).
+
+    The packages whose ``__all__`` holds a paper's public laws (the property tests sweep them).
+    Papers added with :func:`registered` by their module's name come last; those added as an
+    adapter object have no package here.
+    """
+    modules = (*ADAPTERS, *(name for name, _ in _extra if name is not None))
+    return tuple(name.rpartition(".")[0] for name in modules)
 
 
 def _check_role(role: Any) -> None:
@@ -115,32 +134,46 @@ def get(paper_id: str, role: str | None = None) -> Paper:
                      f"{', '.join(p.id for p in choices)}")
 
 
-def registered(paper: Paper) -> AbstractContextManager[Paper]:
-    """Add ``paper`` to the registry for the duration of a ``with`` block.
+def registered(paper: Paper | str) -> AbstractContextManager[Paper]:
+    """Add a paper to the registry for the duration of a ``with`` block.
+
+    Parameters
+    ----------
+    paper
+        The adapter, or the name of the module whose ``PAPER`` is the adapter, as in
+        :data:`ADAPTERS` (e.g. ``"toy6.paper"`` for a package on ``sys.path``); a module
+        name also adds its package to :func:`packages`.
 
     Raises
     ------
     TypeError
-        If ``paper`` is not a :class:`Paper` (checked at the call, before the block).
+        If ``paper`` is neither a :class:`Paper` nor a string, or the module's ``PAPER`` is not
+        a :class:`Paper` (checked at the call, before the block).
     ValueError
-        If a paper with the same id is already registered.
+        If a paper with the same id is already registered, or the named module (or a module
+        it imports) is not found.
     """
+    module: str | None = None
+    if isinstance(paper, str):
+        module, paper = paper, _load(paper)
     if not isinstance(paper, Paper):
-        raise TypeError(f"paper must be a moelaws.papers.Paper, not {type(paper).__name__}")
+        raise TypeError(f"paper must be a moelaws.papers.Paper or the name of its module, "
+                        f"not {type(paper).__name__}")
     if paper.id in ids():
         raise ValueError(f"paper {paper.id!r} is already registered")
-    return _registered(paper)
+    return _registered(module, paper)
 
 
 @contextmanager
-def _registered(paper: Paper) -> Iterator[Paper]:
+def _registered(module: str | None, paper: Paper) -> Iterator[Paper]:
     if paper.id in ids():
         raise ValueError(f"paper {paper.id!r} is already registered")
-    _extra.append(paper)
+    entry = (module, paper)
+    _extra.append(entry)
     try:
         yield paper
     finally:
-        _extra.remove(paper)
+        _extra.remove(entry)
 
 
 __all__ = [
@@ -152,6 +185,7 @@ __all__ = [
     "get",
     "having",
     "ids",
+    "packages",
     "registered",
     "registry",
 ]

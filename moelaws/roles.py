@@ -277,6 +277,32 @@ class CalculatorBlock:
 
 
 @dataclass(frozen=True)
+class DataTable:
+    """One appendix or side-by-side table a chapter shows (:mod:`moelaws.data_tables`).
+
+    Attributes
+    ----------
+    paper
+        The id of the paper whose table it is.
+    caption, source
+        What the table is, and where the paper prints what it shows.
+    load
+        The table's rows.
+    highlight
+        The cells to highlight, a boolean frame of ``load()``'s shape (``None``: none).
+    legend
+        What a highlighted cell means.
+    """
+
+    paper: str
+    caption: str
+    source: str
+    load: Callable[[], pd.DataFrame]
+    highlight: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    legend: str = ""
+
+
+@dataclass(frozen=True)
 class Paper:
     """One paper (or chapter with claims) of the book, and everything the package needs of it.
 
@@ -292,8 +318,10 @@ class Paper:
         :class:`Budget`), ``fitted_ranges`` (where its law was
         fitted, ``{quantity: Range}``), ``verdict`` (what its law says about a configuration
         trained on a number of tokens, a flat dict), ``card`` (its row of the conventions
-        card), ``calculator`` (its block of the static design calculator) and ``toy_sweeps``
-        (its named toy-training sweeps, ``{name: run(retrain=..., progress=...)}``).
+        card), ``calculator`` (its block of the static design calculator), ``toy_sweeps``
+        (its named toy-training sweeps, ``{name: run(retrain=..., progress=...)}``) and
+        ``data_tables`` (its appendix or side-by-side tables, ``{name: DataTable}``, shown
+        beside those of :data:`moelaws.data_tables.DATA_TABLES`).
     """
 
     id: str
@@ -310,6 +338,7 @@ class Paper:
     card: Card | None = None
     calculator: CalculatorBlock | None = None
     toy_sweeps: Callable[[], Mapping[str, Callable[..., pd.DataFrame]]] | None = None
+    data_tables: Callable[[], Mapping[str, DataTable]] | None = None
 
     def __post_init__(self) -> None:
         if not self.id.isidentifier():
@@ -322,6 +351,7 @@ __all__ = [
     "CalculatorBlock",
     "Card",
     "Convention",
+    "DataTable",
     "Paper",
     "Range",
     "Recommendation",

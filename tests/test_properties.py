@@ -29,8 +29,8 @@ from hypothesis import strategies as st
 from moelaws import arch, cli, papers
 from moelaws.validation import CLI_RANGES, ExtrapolationWarning, documents_nan
 
-PACKAGES = tuple(adapter.split(".")[1] for adapter in papers.ADAPTERS)
-"""Every paper's package, from the registry (chapter 0's is ``arch``)."""
+PACKAGES = papers.packages()
+"""Every paper's package, from the registry (chapter 0's is ``moelaws.arch``)."""
 
 # A valid value for every argument name the public laws use (one baseline call must succeed).
 VALID: dict[str, Any] = dict(
@@ -56,10 +56,12 @@ SKIP = {"read_table", "read_constants", "preset", "presets_table", "table4_heads
         "config_for_ratio", "fit_compute_optimal_power_law"}
 
 
-def _public_laws() -> list[tuple[str, Any, dict[str, Any], list[str]]]:
+def public_laws(packages: tuple[str, ...] = PACKAGES,
+                ) -> list[tuple[str, Any, dict[str, Any], list[str]]]:
+    """``(name, function, valid arguments, numeric argument names)`` of every law swept."""
     out = []
-    for pkg in PACKAGES:
-        module = importlib.import_module(f"moelaws.{pkg}")
+    for pkg in packages:
+        module = importlib.import_module(pkg)
         for name in module.__all__:
             fn = getattr(module, name)
             if not inspect.isfunction(fn) or name in SKIP:
@@ -71,11 +73,12 @@ def _public_laws() -> list[tuple[str, Any, dict[str, Any], list[str]]]:
                 continue
             numeric = [r for r in required if isinstance(VALID[r], (int, float, list))]
             if numeric:
-                out.append((f"{pkg}.{name}", fn, {r: VALID[r] for r in required}, numeric))
+                out.append((f"{pkg.removeprefix('moelaws.')}.{name}", fn,
+                            {r: VALID[r] for r in required}, numeric))
     return out
 
 
-LAWS = _public_laws()
+LAWS = public_laws()
 
 BAD_INPUTS = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
@@ -116,6 +119,11 @@ def test_the_laws_are_found() -> None:
 def test_law_returns_finite_or_raises_value_error(name, fn, base, numeric, data) -> None:
     target = data.draw(st.sampled_from(numeric), label="argument")
     value = data.draw(BAD_INPUTS, label="value")
+    check_law(name, fn, base, target, value)
+
+
+def check_law(name: str, fn: Any, base: dict[str, Any], target: str, value: Any) -> None:
+    """The property: ``fn`` with ``target`` replaced by ``value`` is finite or a ValueError."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ExtrapolationWarning)
         warnings.simplefilter("ignore", RuntimeWarning)

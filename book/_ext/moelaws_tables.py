@@ -19,7 +19,7 @@ def write_downloads(outdir: Path) -> list[Path]:
     """Write every table's CSV into ``outdir/_static/download``; return the files written."""
     from moelaws.claims import registered_papers
     from moelaws.claims import tables as claim_tables
-    from moelaws.data_tables import DATA_TABLES, data_csv, data_csv_name
+    from moelaws.data_tables import all_data_tables, data_csv, data_csv_name
     from moelaws.interactive_tables import DOWNLOAD_DIR
 
     folder = outdir / DOWNLOAD_DIR
@@ -33,7 +33,7 @@ def write_downloads(outdir: Path) -> list[Path]:
         )
     for row in claim_tables.list_tables().itertuples(index=False):
         files[row.csv] = claim_tables.to_csv(claim_tables.reproduced_table(row.paper, row.table))
-    for name in DATA_TABLES:
+    for name in all_data_tables():
         files[data_csv_name(name)] = data_csv(name)
     written = []
     for name, text in files.items():
