@@ -201,12 +201,45 @@ def test_glm_biases_on_q_k_v_only_and_uncounted_weights() -> None:
     assert arch.total_params(plain) == arch.total_params(cfg)
 
 
-def test_glm_total_miss_is_the_mtp_layer() -> None:
-    """The stated 355B is reached only with the multi-token-prediction layer (sources.json)."""
+def test_glm_total_miss_cause_not_identified() -> None:
+    """355B is reached only with GLM-4.5's multi-token-prediction layer, but the same vendor's
+    GLM-5 matches its stated 744B only without its own (sources.json, chapter 0)."""
     row = TABLE.set_index(["model", "quantity"]).loc[("GLM-4.5", "total")]
     assert row["verdict"] == "miss"
     assert row["ours (B)"] == pytest.approx(351.24, abs=0.01)
     cfg = read(glm())
-    mtp = (arch.total_params(replace(cfg, n_layers=cfg.n_layers + 1)) - arch.total_params(cfg)
-           + 2 * cfg.d_model * cfg.d_model)  # one MoE layer and its input projection
+    mtp = arch.vendor_check.mtp_layer_params(cfg)
+    assert mtp == (arch.total_params(replace(cfg, n_layers=cfg.n_layers + 1))
+                   - arch.total_params(cfg) + 2 * cfg.d_model * cfg.d_model)
     assert (row["ours (B)"] * 1e9 + mtp) / 1e9 == pytest.approx(355.23, abs=0.01)
+    glm5 = json.loads((ROOT / "GLM-5" / "config.json").read_text(encoding="utf-8"))
+    cfg5, indexer = arch.vendor_check.dsa_main_model(glm5)
+    assert indexer / 1e9 == pytest.approx(0.731, abs=1e-3)
+    none = (arch.total_params(cfg5) + indexer) / 1e9
+    both = none + arch.embedding_params(cfg5) / 1e9
+    assert (none, both) == (pytest.approx(742.01, abs=0.01), pytest.approx(743.91, abs=0.01))
+    assert abs(both - 744) <= 0.5  # without the MTP layer, with both embeddings
+    assert none + arch.vendor_check.mtp_layer_params(cfg5) / 1e9 > 744.5  # with it, none fits
+    with pytest.raises(ValueError, match="glm_moe_dsa"):
+        arch.vendor_check.dsa_main_model(glm())
+    with pytest.raises(ValueError, match="head_dim"):
+        arch.vendor_check.dsa_main_model(glm5 | {"qk_head_dim": 128})
+    with pytest.raises(ValueError, match="unexpected reader warning"):
+        arch.vendor_check.dsa_main_model(glm5 | {"some_new_field": 1})
+
+
+def test_the_two_21b_a3b_models_truncate_alike() -> None:
+    """SmallThinker's and ERNIE-4.5's full checkpoints truncate to 21B and 3B; only their
+    non-embedding totals (20.73B, 21.56B) fall on either side of 21.5B."""
+    verdict = TABLE.set_index(["model", "quantity"])["verdict"]
+    nonembedding = {}
+    for model, c in (("SmallThinker-21BA3B-Instruct", read(smallthinker())),
+                     ("ERNIE-4.5-21B-A3B", read(ernie()))):
+        full_total = (arch.total_params(c) + arch.embedding_params(c)) / 1e9
+        full_active = arch.vendor_check.active_countings(c)["both embeddings"] / 1e9
+        assert (int(full_total), int(full_active)) == (21, 3), model
+        nonembedding[model] = arch.total_params(c) / 1e9
+    assert nonembedding["SmallThinker-21BA3B-Instruct"] < 21.5 < nonembedding["ERNIE-4.5-21B-A3B"]
+    assert nonembedding["ERNIE-4.5-21B-A3B"] - 21.5 == pytest.approx(0.06, abs=0.005)
+    assert verdict["SmallThinker-21BA3B-Instruct", "total"] == "consistent (inferred)"
+    assert verdict["ERNIE-4.5-21B-A3B", "total"] == "miss"

@@ -13,7 +13,8 @@ marked, a rough count), and one that says ``(assumed`` was taken without the ven
 
 A size within rounding is a *reproduction* only under a convention the vendor states; under an
 inferred or assumed one it is *consistent* (the convention was picked, or could be, so that it
-matches: such a check cannot fail), and :func:`vendor_check_tallies` keeps the two apart.
+matches that size, so for that size the check cannot fail; an assumed one tests only the
+counting we assumed, not the vendor's), and :func:`vendor_check_tallies` keeps the two apart.
 :func:`convention_cross_check` tests an inferred or assumed convention on the model's other
 size, the one check of it that can fail. A ``stated_source`` starting ``Secondary:`` quotes the
 vendor's figure from a third party (``stated_<quantity>_source`` overrides it for one size).
@@ -30,6 +31,7 @@ import json
 import math
 import re
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,8 @@ __all__ = [
     "convention_basis",
     "convention_cross_check",
     "countings_table",
+    "dsa_main_model",
+    "mtp_layer_params",
     "stored_configs_dir",
     "stored_models",
     "vendor_check_summary",
@@ -147,6 +151,79 @@ def active_countings(cfg: MoEConfig) -> dict[str, float]:
         "output head": _with("with output head", cfg, c.active, c.embedding),
         "both embeddings": _with("with embeddings", cfg, c.active, c.embedding),
     }
+
+
+def mtp_layer_params(cfg: MoEConfig) -> int:
+    """Weights of one multi-token-prediction layer of a DeepSeek-V3-style model (GLM-4.5, GLM-5).
+
+    The layer is one MoE decoder layer of the main model's shape plus its input projection
+    (``eh_proj``, ``2 d_model × d_model``); it shares the main model's embedding and output
+    head. Its few norm vectors (a handful of ``d_model``-vectors) are left out.
+
+    Parameters
+    ----------
+    cfg
+        The main model.
+
+    Returns
+    -------
+    int
+        The layer's weights.
+    """
+    one_more = cfg.replace(n_layers=cfg.n_layers + 1)
+    return int(counts(one_more, "exact").total - counts(cfg, "exact").total
+               + 2 * cfg.d_model ** 2)
+
+
+_DSA_UNREAD = frozenset({"dtype", "head_dim", "qk_head_dim", "rope_interleave"})
+
+
+def dsa_main_model(data: Mapping[str, Any]) -> tuple[MoEConfig, int]:
+    """A ``glm_moe_dsa`` config (GLM-5) read as the DeepSeek-V3 layout it extends, and the
+    weights of its sparse-attention indexer, which :class:`MoEConfig` cannot hold.
+
+    The reader refuses the config (``index_n_heads``); this reads it without the indexer's
+    fields as ``deepseek_v3`` (MLA, shared and routed experts, dense first layers) and counts
+    the indexer of every layer as transformers' ``GlmMoeDsaIndexer`` builds it: ``wq_b``
+    (``q_lora_rank`` to heads × width), ``wk`` (``d_model`` to width), its LayerNorm (weight
+    and bias) and ``weights_proj`` (``d_model`` to heads).
+
+    Parameters
+    ----------
+    data
+        The parsed ``config.json``.
+
+    Returns
+    -------
+    tuple
+        The main model without the indexer, and the indexer's weights (all layers).
+
+    Raises
+    ------
+    ValueError
+        If ``data`` is not a ``glm_moe_dsa`` config, its ``head_dim`` or ``qk_head_dim``
+        disagree with its MLA widths, or the reader finds a field it does not understand
+        beyond those.
+    """
+    if data.get("model_type") != "glm_moe_dsa":
+        raise ValueError(f"model_type {data.get('model_type')!r} is not 'glm_moe_dsa'")
+    rope, nope = data["qk_rope_head_dim"], data["qk_nope_head_dim"]
+    if data.get("head_dim", rope) != rope or data.get("qk_head_dim", rope + nope) != rope + nope:
+        raise ValueError("head_dim or qk_head_dim disagrees with qk_rope_head_dim and "
+                         "qk_nope_head_dim")
+    mla = {k: v for k, v in data.items() if not k.startswith("index")}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", HFConfigWarning)
+        cfg = from_hf_config(mla | {"model_type": "deepseek_v3"}, name="GLM-5 (MLA reading)")
+    for w in caught:
+        fields = str(w.message).split(": ")[-1].split(", ")
+        if not set(fields) <= _DSA_UNREAD:
+            raise ValueError(f"unexpected reader warning: {w.message}")
+    heads, width = data["index_n_heads"], data["index_head_dim"]
+    d = data["hidden_size"]
+    indexer = data["num_hidden_layers"] * (
+        data["q_lora_rank"] * heads * width + d * width + 2 * width + d * heads)
+    return cfg, int(indexer)
 
 
 def convention_basis(convention: str) -> str:
