@@ -16,7 +16,7 @@ STAMP := $(VENV)/.installed
 VENDOR := book/_static/vendor
 VENDOR_STAMP := $(VENDOR)/.installed
 NB_BUILD := _build/nbval
-# What `downloads` and `browser` need first; `make test` empties it once the book is built.
+# What `live` and `pages` need first; `make test` empties it once the book is built.
 BOOK_DEP ?= book-check
 # jupyter-cache's store (MyST-NB's default beside _build/html); FRESH=1 empties it first.
 EXEC_CACHE := _build/.jupyter_cache
@@ -25,8 +25,8 @@ CHROMIUM := /usr/bin/chromium
 # fails the build (tests/browser/test_build_strict.py checks that with these same flags).
 JB_FLAGS := --warningiserror --nitpick --keep-going
 
-.PHONY: help venv vendor book test lint unit nbval downloads book-check chromium browser publish \
-	publish-guard clean lab lab-notebooks lab-settings
+.PHONY: help venv vendor book test lint unit nbval downloads live book-check chromium browser pages \
+	publish publish-guard clean lab lab-notebooks lab-settings
 
 help:
 	@echo "make book   build the book into _build/html (sets up .venv and npm scripts first)"
@@ -88,7 +88,7 @@ lint: venv
 unit: venv
 	$(BIN)/python -m pytest -q -p no:cacheprovider --ignore=tests/browser tests
 
-# A quick check without a book build (not part of `make test`, whose `downloads` runs the same
+# A quick check without a book build (not part of `make test`, whose `live` runs the same
 # cells): nbval collects .ipynb only, so convert the MyST sources to fresh notebooks first. The
 # student editions (solutions removed, moelaws/teaching/student.py) run too: no cell may need a
 # solution.
@@ -100,12 +100,19 @@ nbval: venv
 	$(BIN)/python -m moelaws.teaching.student notebooks/*.md -o $(NB_BUILD)/student
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env $(NB_BUILD)
 
-# Every downloadable notebook of the built book (each chapter and its student edition, as
-# moelaws.notebook_export wrote them) runs top to bottom in a fresh virtual environment that has
-# only ipykernel plus what the notebook's set-up cell installs (tests/test_downloads.py).
-downloads: $(BOOK_DEP)
-	MOELAWS_DOWNLOAD_TESTS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
-	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_downloads.py
+# The reader's stage, one pytest session: a fresh virtual environment with only ipykernel, into
+# which a download's set-up cell installs moelaws (tests/fresh_env.py); every chapter's download
+# then runs in JupyterLab on that kernel, from a folder outside the repository
+# (tests/browser/test_live_lab.py: errors, stderr, charts, widgets, saving), while every student
+# edition runs headless beside it (tests/test_downloads.py); plus a chapter's .md saved from
+# JupyterLab and chapter 0 in Notebook 7. Each chapter is executed once here.
+live: $(BOOK_DEP) chromium
+	MOELAWS_DOWNLOAD_TESTS=1 MOELAWS_BROWSER_TESTS=1 CHROMIUM=$(CHROMIUM) \
+	  OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser/test_live_lab.py \
+	  tests/test_downloads.py
+
+downloads: live
 
 book-check: book
 	test -f _build/html/index.html
@@ -125,23 +132,28 @@ chromium:
 
 # Every built page in headless Chromium with the network blocked; screenshots of every page go
 # to _build/screenshots/. MOELAWS_BROWSER_TESTS=1 turns a missing book or browser into a failure.
-browser: $(BOOK_DEP) chromium
+# One Chromium and one HTTP server for the session (tests/browser/conftest.py).
+pages: $(BOOK_DEP) chromium
 	rm -rf _build/screenshots
 	MOELAWS_BROWSER_TESTS=1 CHROMIUM=$(CHROMIUM) MOELAWS_JB_FLAGS="$(JB_FLAGS)" \
-	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
+	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser \
+	  --ignore=tests/browser/test_live_lab.py
+
+browser: pages live
 
 # The test command's book build executes every chapter from scratch (FRESH=1). Its stages run
-# two at a time, one per core of a 2-core machine (each is one busy process: a pytest run, or
-# a kernel executing a chapter): the unit tests while the book builds, then the downloads while
-# the browser tests run (on the book just built: BOOK_DEP= keeps `downloads` and `browser` from
-# building it again). --output-sync prints each stage's output whole, when it ends.
+# two at a time, one per core of a 2-core machine: the unit tests while the book builds, then
+# the static pages' browser tests while the reader's stage runs (`live`: the chapters in
+# JupyterLab and the student editions, in one fresh environment), both on the book just built
+# (BOOK_DEP= keeps them from building it again). --output-sync prints each stage's output
+# whole, when it ends.
 TEST_JOBS ?= 2
 test: venv vendor chromium
 	$(MAKE) --no-print-directory lint
 	@echo "make test: unit tests and the book build ($(TEST_JOBS) at a time; output when each ends)"
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target unit book-check FRESH=1
-	@echo "make test: downloads and browser tests ($(TEST_JOBS) at a time; output when each ends)"
-	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target downloads browser BOOK_DEP=
+	@echo "make test: the pages' browser tests and the reader's stage ($(TEST_JOBS) at a time)"
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target pages live BOOK_DEP=
 	@echo "make test: all checks passed"
 
 # Publish the built book on the gh-pages branch (GitHub Pages); the chapters' Colab buttons open

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,3 +58,39 @@ def paper_text():
         return path
 
     return find
+
+
+@pytest.fixture(scope="session")
+def fresh_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the fresh environment will be (known before it is made: JupyterLab starts first)."""
+    return tmp_path_factory.mktemp("fresh")
+
+
+@pytest.fixture(scope="session")
+def fresh_env(fresh_dir: Path) -> Iterator[Any]:
+    """The reader's fresh environment (tests/fresh_env.py), made once per session; its kernel
+    ``moelaws-fresh`` is on ``JUPYTER_PATH`` for this process and what it starts."""
+    from fresh_env import make_fresh_env
+
+    fresh = make_fresh_env(fresh_dir)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JUPYTER_PATH", os.pathsep.join(
+            [str(fresh.jupyter_path), *filter(None, os.environ.get("JUPYTER_PATH", "").split(
+                os.pathsep))]))
+        yield fresh
+
+
+@pytest.fixture(scope="session")
+def reader_env(fresh_env: Any) -> Iterator[Any]:
+    """The fresh environment once a download's set-up cell installed moelaws there, the
+    downloads that are not chapters running headless beside the rest of the session
+    (tests/test_downloads.py checks them; tests/browser/test_live_lab.py runs the chapters in
+    JupyterLab meanwhile)."""
+    from fresh_env import start_reader_env
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="headless") as pool:
+        reader = start_reader_env(fresh_env, pool)
+        try:
+            yield reader
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)

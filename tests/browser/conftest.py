@@ -71,18 +71,27 @@ def git_status_before() -> str:
 
 
 @pytest.fixture(scope="session")
-def lab_server(git_status_before: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One JupyterLab for the session (lab_client.py), on the chapters' generated copies."""
-    from lab_client import prepare_copies, start_server
+def lab_server(git_status_before: str, fresh_dir: Path, request: pytest.FixtureRequest,
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One JupyterLab for the session (lab_client.py), on the chapters' generated copies and on
+    the reader's copies of the downloads with the fresh environment's kernel (tests/
+    fresh_env.py). The fresh environment is made, and a download's set-up cell installs moelaws
+    there, while JupyterLab starts."""
+    from fresh_env import jupyter_path, readers
+    from lab_client import launch_server, link_readers, prepare_copies, wait_until_ready
 
     prepare_copies()
-    server = start_server(tmp_path_factory.mktemp("jupyter"))
-    yield server
-    server.process.terminate()
+    link_readers(readers(fresh_dir))
+    server = launch_server(tmp_path_factory.mktemp("jupyter"), kernels=jupyter_path(fresh_dir))
     try:
-        server.process.wait(timeout=30)
-    except Exception:
-        server.process.kill()
+        request.getfixturevalue("reader_env")
+        yield wait_until_ready(server)
+    finally:
+        server.process.terminate()
+        try:
+            server.process.wait(timeout=30)
+        except Exception:
+            server.process.kill()
 
 
 @pytest.fixture(scope="session")

@@ -3,11 +3,13 @@
 One server per test session (``lab_server`` in conftest.py): the ``.venv``'s ``jupyter lab``
 on a free port of 127.0.0.1 with a random token, the repository as its root, and
 ``--expose-app-in-browser`` so that a test drives the front end through its own commands
-(``docmanager:open``, ``notebook:run-all-cells``) rather than by pixel. Its user settings live in a
+(``docmanager:open``, ``notebook:run-all-cells``) rather than by pixel. Besides ``.venv``'s
+kernel it offers the fresh environment's (tests/fresh_env.py), on which the chapters' downloads
+run from a folder outside the repository, linked at READERS. Its user settings live in a
 temporary folder: autosave every few seconds (the tests let autosave run) and notebook
 windowing off (every cell's output stays in the page, where the tests count the charts). The
-chapters it opens are the copies ``make lab`` generates (``make lab-notebooks``, here into
-``_build/lab-test``); the ``.md`` default viewer is the one ``make lab-settings`` writes.
+chapter copies ``make lab`` generates (``make lab-notebooks``) go here into
+``_build/lab-test``; the ``.md`` default viewer is the one ``make lab-settings`` writes.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ from book_browser import ROOT, SCREENSHOTS, VIEWPORT
 
 LAB_DIR = "_build/lab-test"
 """Where the tests' generated chapter copies go (``make lab`` uses ``_build/lab``)."""
+READERS = f"{LAB_DIR}/reader"
+"""A link to the folder outside the repository holding the reader's copies of the downloads
+(tests/fresh_env.py): JupyterLab serves them from under its root, the repository, while their
+kernels run in the real folder, with no repository beside it."""
 AUTOSAVE_SECONDS = 10
 RUN_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_RUN_TIMEOUT", "900"))
 REACT_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_REACT_TIMEOUT", "120"))
@@ -70,8 +76,19 @@ def prepare_copies() -> None:
                     f"LAB_DIR={LAB_DIR}"], cwd=ROOT, check=True)
 
 
-def start_server(tmp: Path) -> LabServer:
-    """Start JupyterLab on 127.0.0.1 with the venv's kernel and temporary user settings."""
+def link_readers(folder: Path) -> None:
+    """Point READERS at ``folder`` (outside the repository)."""
+    link = ROOT / READERS
+    link.parent.mkdir(parents=True, exist_ok=True)
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.symlink_to(folder, target_is_directory=True)
+
+
+def launch_server(tmp: Path, kernels: Path | None = None) -> LabServer:
+    """Start JupyterLab on 127.0.0.1 with the venv's kernel and temporary user settings, and
+    the kernels that ``kernels`` (a folder for ``JUPYTER_PATH``, filled in later if need be)
+    will hold; :func:`wait_until_ready` waits for it."""
     settings = tmp / "user-settings" / "@jupyterlab"
     (settings / "docmanager-extension").mkdir(parents=True)
     (settings / "notebook-extension").mkdir(parents=True)
@@ -91,6 +108,9 @@ def start_server(tmp: Path) -> LabServer:
                JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
                JUPYTERLAB_SETTINGS_DIR=str(tmp / "user-settings"),
                JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"))
+    if kernels is not None:
+        env["JUPYTER_PATH"] = os.pathsep.join(
+            [str(kernels), *filter(None, env.get("JUPYTER_PATH", "").split(os.pathsep))])
     log = tmp / "jupyter-lab.log"
     process = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
@@ -98,7 +118,12 @@ def start_server(tmp: Path) -> LabServer:
          "--allow-root", "--LabApp.expose_app_in_browser=True",
          "--JupyterNotebookApp.expose_app_in_browser=True"],
         cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
-    server = LabServer(process, port, token, log)
+    return LabServer(process, port, token, log)
+
+
+def wait_until_ready(server: LabServer) -> LabServer:
+    """Wait (up to 120 s) until the server answers ``api/status``."""
+    process, log = server.process, server.log
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -150,8 +175,10 @@ OPEN = """async ([path, factory]) => {
   if (w.sessionContext) { await w.sessionContext.ready; }
   app.shell.activateById(w.id);
   window._moelawsDoc = w;
+  const session = w.sessionContext && w.sessionContext.session;
   return {isNotebook: !!(w.content && w.content.model && w.content.model.cells),
-          factory: w.context.model.constructor.name};
+          factory: w.context.model.constructor.name,
+          kernel: session && session.kernel ? session.kernel.name : null};
 }"""
 
 RUN_ALL = """async () => {

@@ -1,23 +1,29 @@
-"""Every chapter live in JupyterLab and Notebook 7, as ``make lab`` serves it.
+"""Every chapter live in JupyterLab and Notebook 7, as a reader and ``make lab`` serve it.
 
 One JupyterLab server and one browser tab for the session (conftest.py, lab_client.py). For each
-chapter's generated copy (``make lab-notebooks``): run all cells, wait for the kernel, then no
-error and no stderr output, every Altair chart drawn, every ipywidgets control changing its
+chapter's download (the book's ``_sources/notebooks/NAME.ipynb``), copied into a folder outside
+the repository and opened on the fresh environment's kernel (tests/fresh_env.py; this run is
+also the download check of tests/test_downloads.py): run all cells, wait for the kernel, then
+no error and no stderr output, every Altair chart drawn, every ipywidgets control changing its
 panel's output, no raw MyST in the page; save with Ctrl+S and let autosave run; no tracked file
-changed. A chapter's ``.md`` opened as a Jupytext notebook, run and saved stays byte-identical.
-A chapter in Notebook 7 (``/notebooks/...``) runs and draws its charts.
+changed. ``make lab``'s generated copies (``make lab-notebooks``) have the same code and no raw
+MyST. A chapter's ``.md`` opened as a Jupytext notebook on ``.venv``'s kernel, run and saved,
+stays byte-identical. A chapter in Notebook 7 (``/notebooks/...``) runs and draws its charts.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 import warnings
 from typing import Any
 
+import nbformat
 import pytest
 from book_browser import ROOT
+from fresh_env import CHAPTER_DOWNLOADS, KERNEL, REQUIREMENT, reader_copy
 from lab_client import (
     CLOSE,
     CONTROLS,
@@ -28,6 +34,7 @@ from lab_client import (
     OPEN,
     OUTPUTS,
     REACT_TIMEOUT_S,
+    READERS,
     RUN_ALL,
     RUN_TIMEOUT_S,
     SNAPSHOT,
@@ -92,13 +99,17 @@ def _exercise_controls(page: Any) -> tuple[int, list[str]]:
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_chapter_runs_live_in_jupyterlab(lab_tab: Any, git_status_before: str,
-                                         chapter: str) -> None:
+def test_chapter_download_runs_live_in_jupyterlab(lab_tab: Any, reader_env: Any,
+                                                  git_status_before: str, chapter: str) -> None:
+    """The chapter's download, in a folder outside the repository, on the fresh environment's
+    kernel (tests/fresh_env.py): this is the run tests/test_downloads.py counts on."""
     page = lab_tab.page
-    path = ROOT / LAB_DIR / "notebooks" / f"{chapter}.ipynb"
+    download = next(p for p in CHAPTER_DOWNLOADS if p.name == f"{chapter}.ipynb")
+    path = reader_copy(download, reader_env.fresh)
     written = path.stat().st_mtime_ns
-    info = page.evaluate(OPEN, [str(path.relative_to(ROOT)), "Notebook"])
+    info = page.evaluate(OPEN, [f"{READERS}/{path.parent.name}/{path.name}", "Notebook"])
     assert info["isNotebook"]
+    assert info["kernel"] == KERNEL, f"{chapter} opened on kernel {info['kernel']!r}"
     try:
         outputs = _run_all(page)
         drawn = settle_charts(page)
@@ -131,6 +142,20 @@ def test_chapter_runs_live_in_jupyterlab(lab_tab: Any, git_status_before: str,
     assert not problems, f"{chapter} in JupyterLab:\n" + "\n".join(problems)
     assert not lab_tab.blocked_requests, lab_tab.blocked_requests
     assert git_status() == git_status_before
+
+
+def test_lab_copies_are_the_downloads(lab_server: Any) -> None:
+    """The copies ``make lab`` serves (``make lab-notebooks``, here into LAB_DIR) have the code
+    cells of the downloads run above, set-up cell included, and no MyST left in their prose."""
+    for download in CHAPTER_DOWNLOADS:
+        copy = nbformat.read(ROOT / LAB_DIR / "notebooks" / download.name, as_version=4)
+        book = nbformat.read(download, as_version=4)
+        code = [[REQUIREMENT.sub("REQUIREMENT", c.source) for c in nb.cells
+                 if c.cell_type == "code"] for nb in (copy, book)]
+        assert code[0] == code[1], f"{download.name}: make lab's copy runs other code"
+        prose = "\n".join(c.source for c in copy.cells if c.cell_type == "markdown")
+        raw = re.findall(r"\{glue|:::\{|```\{|\{[a-z][\w:.-]*\}`", prose)
+        assert not raw, f"{download.name}: make lab's copy shows raw MyST {raw}"
 
 
 def test_chapter_source_opened_in_lab_is_saved_byte_identical(lab_tab: Any,

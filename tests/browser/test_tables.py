@@ -15,11 +15,12 @@ import functools
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from book_browser import BOOK, ROOT, SCREENSHOTS, Visit, built_pages
+from book_browser import BOOK, ROOT, SCREENSHOTS, Visit, built_pages, open_tab
 
 from moelaws.claims import tables as claim_tables
 from moelaws.data_tables import DATA_TABLES, data_table
@@ -104,11 +105,21 @@ def test_the_book_has_interactive_tables() -> None:
     assert len(TABLES) >= 9
 
 
-@pytest.mark.parametrize(("page", "table_id", "csv"), TABLES,
+@pytest.fixture(scope="module")
+def table_page(request: pytest.FixtureRequest, browser: Any, base_url: str) -> Iterator[Visit]:
+    """One page, loaded once for all its interactive tables: each test leaves its table's
+    search box empty, and sorting one table leaves the others as they were."""
+    visit = open_tab(browser, base_url)
+    _open(visit, request.param)
+    yield visit
+    visit.page.context.close()
+
+
+@pytest.mark.parametrize(("table_page", "table_id", "csv"), TABLES, indirect=["table_page"],
                          ids=[f"{p}#{t}" for p, t, _ in TABLES])
-def test_interactive_table(tab: Visit, page: str, table_id: str, csv: str,
-                           tmp_path: Path) -> None:
-    p = _open(tab, page)
+def test_interactive_table(table_page: Visit, table_id: str, csv: str, tmp_path: Path) -> None:
+    tab = table_page
+    p = tab.page
     api = f"window.moelawsTables[{table_id!r}]"
     total = p.evaluate(f"{api}.rows().count()")
     assert total > 0

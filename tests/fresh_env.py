@@ -1,0 +1,215 @@
+"""The reader's environment: a fresh virtual environment and the book's downloadable notebooks.
+
+A reader who downloads a chapter (``_build/html/_sources/**/*.ipynb``, written by
+:mod:`moelaws.notebook_export`) runs it in an environment of their own, in a folder with no
+repository beside it, and its set-up cell installs ``moelaws[notebook]``. The tests recreate
+that once per session: a virtual environment with nothing but ``ipykernel``, registered as the
+kernel ``moelaws-fresh``; the set-up cell's requirement (``moelaws[notebook] @
+git+<repository>@<commit>``) is pointed at a copy of this checkout's package and pip is
+constrained to ``requirements.txt`` (so torch stays the local 2.13.0 wheel); nothing else
+changes. ``tests/test_downloads.py`` checks that the set-up cell installs the package there and
+runs every other download (the student editions, the reproducibility page) headless
+(nbclient); ``tests/browser/test_live_lab.py`` runs every chapter's download in JupyterLab on
+that same kernel, so each chapter is executed once, in the reader's environment and front end.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from moelaws.notebook_export import EXTRA, SETUP_TAG
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = Path(os.environ.get("MOELAWS_BOOK_HTML", ROOT / "_build" / "html")) / "_sources"
+DOWNLOADS = sorted(SOURCES.rglob("*.ipynb")) if SOURCES.is_dir() else []
+STUDENT_SUFFIX = ".exercises.ipynb"
+CHAPTER_DOWNLOADS = [p for p in DOWNLOADS if p.parent.name == "notebooks"
+                     and not p.name.endswith(STUDENT_SUFFIX)]
+"""The chapters' downloads: tests/browser/test_live_lab.py runs them in JupyterLab."""
+HEADLESS_DOWNLOADS = [p for p in DOWNLOADS if p not in CHAPTER_DOWNLOADS]
+"""Every other download (the student editions, the reproducibility page): run with nbclient."""
+KERNEL = "moelaws-fresh"
+REQUIREMENT = re.compile(r'package = "moelaws\[notebook\] @ git\+https://github\.com/[^"@]+@[^"]+"')
+CONSTRAINTS = ROOT / "requirements.txt"
+BOOK_EXTENSION = ROOT / "book" / "_ext" / "moelaws_offline.py"
+KERNEL_ENV = {
+    # PIP_COMPILE=0 (pip --no-compile; PIP_NO_COMPILE=1 would mean the opposite): pip skips
+    # byte-compiling every installed module (torch's thousands); the kernel compiles what it
+    # imports. What is installed, and from where, does not change.
+    "PIP_CONSTRAINT": str(CONSTRAINTS),
+    "PIP_COMPILE": "0",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    # The test runner's own PYTHONPATH (a checkout's moelaws) must not leak into the reader's
+    # kernel: an empty value is no value.
+    "PYTHONPATH": "",
+}
+
+
+def jupyter_path(where: Path) -> Path:
+    """The folder to add to ``JUPYTER_PATH`` so that a client finds the kernel."""
+    return where / "kernel" / "share" / "jupyter"
+
+
+def readers(where: Path) -> Path:
+    """Where the downloads are put to run: outside the repository, nothing beside them."""
+    return where / "reader"
+
+
+@dataclass
+class FreshEnv:
+    """A fresh venv with only ipykernel, its kernel spec, and the package the set-up cell gets."""
+
+    where: Path
+    python: Path
+    package: Path
+
+    @property
+    def jupyter_path(self) -> Path:
+        return jupyter_path(self.where)
+
+    @property
+    def readers(self) -> Path:
+        return readers(self.where)
+
+    def importable(self) -> bool:
+        """Whether ``import moelaws`` works in the fresh environment."""
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        return subprocess.run([str(self.python), "-c", "import moelaws"], capture_output=True,
+                              cwd=self.python.parent, env=env).returncode == 0
+
+
+def make_fresh_env(where: Path) -> FreshEnv:
+    """Create the venv, install ipykernel (constrained), register kernel ``moelaws-fresh`` and
+    copy this checkout's package where the set-up cell will install it from."""
+    venv = where / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PIP_COMPILE": "0"}
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-c", str(CONSTRAINTS),
+                    "ipykernel"], check=True, env=env)
+    subprocess.run([str(python), "-m", "ipykernel", "install", "--prefix", str(where / "kernel"),
+                    "--name", KERNEL], check=True, capture_output=True, env=env)
+    spec_file = jupyter_path(where) / "kernels" / KERNEL / "kernel.json"
+    spec = json.loads(spec_file.read_text())
+    spec["env"] = {**spec.get("env", {}), **KERNEL_ENV}
+    spec_file.write_text(json.dumps(spec, indent=1))
+    # What the set-up cell installs: this checkout's package, copied (pip builds it in its
+    # source folder), so nothing outside moelaws/ and pyproject.toml can be read from there.
+    package = where / "package"
+    package.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, package / name)
+    shutil.copytree(ROOT / "moelaws", package / "moelaws",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    fresh = FreshEnv(where, python, package)
+    fresh.readers.mkdir(exist_ok=True)
+    return fresh
+
+
+def pointed_at(notebook: nbformat.NotebookNode, package: Path) -> nbformat.NotebookNode:
+    """The notebook with its set-up cell installing ``package`` instead of the repository's
+    commit; fails if the first cell is not the set-up cell or names no such requirement."""
+    setup = notebook.cells[0]
+    assert SETUP_TAG in setup.metadata.get("tags", []), "the first cell is not the set-up cell"
+    source, count = REQUIREMENT.subn(
+        f'package = "moelaws[{EXTRA}] @ {package.as_uri()}"', setup.source)
+    assert count == 1, setup.source
+    setup.source = source
+    return notebook
+
+
+def reader_copy(download: Path, fresh: FreshEnv) -> Path:
+    """The download, pointed at the package copy and at the fresh kernel, alone in a folder of
+    its own under ``fresh.readers`` (``<readers>/<folder>-<stem>/<name>``)."""
+    folder = fresh.readers / download.relative_to(SOURCES).with_suffix("").as_posix().replace(
+        "/", "-")
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / download.name
+    notebook = pointed_at(nbformat.read(download, as_version=4), fresh.package)
+    # The reader's own Jupyter starts its python3 for the notebook's "python3"; here that
+    # kernel is the fresh environment's, under its own name.
+    notebook.metadata.kernelspec.name = KERNEL
+    nbformat.write(notebook, target)
+    return target
+
+
+def stderr_outputs(notebook: nbformat.NotebookNode) -> list[str]:
+    """Every stderr stream of the executed notebook (a warning, pip's included)."""
+    return [f"cell {i}: {str(o.get('text', ''))[:300]}"
+            for i, cell in enumerate(notebook.cells) if cell.cell_type == "code"
+            for o in cell.get("outputs", [])
+            if o.get("output_type") == "stream" and o.get("name") == "stderr"]
+
+
+def _book_extension() -> Any:
+    spec = importlib.util.spec_from_file_location("moelaws_offline", BOOK_EXTENSION)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_headless(notebook: nbformat.NotebookNode, folder: Path) -> None:
+    """Execute ``notebook`` in the fresh kernel with nbclient, in ``folder``; an error in any
+    cell raises (nbclient's CellExecutionError). ``JUPYTER_PATH`` must name the kernel's folder
+    (the ``fresh_env`` fixture sets it). The book build's patch is applied first: unpatched, a
+    cell that displays widgets may wait out the whole timeout (jupyter/nbclient#312, the book's
+    extension, tests/browser/test_book_ext.py)."""
+    from nbclient import NotebookClient
+
+    _book_extension().patch_shell_polling()
+    folder.mkdir(parents=True, exist_ok=True)
+    NotebookClient(notebook, kernel_name=KERNEL, timeout=900, allow_errors=False,
+                   resources={"metadata": {"path": str(folder)}}).execute()
+
+
+@dataclass
+class ReaderEnv:
+    """The fresh environment after a download's set-up cell ran in it, and the headless
+    downloads running in the background (one at a time, beside whatever the session does next).
+    """
+
+    fresh: FreshEnv
+    importable_before: bool
+    importable_after: bool
+    headless: dict[Path, Future] = field(default_factory=dict)
+
+    def headless_result(self, download: Path) -> list[str]:
+        """Wait for one headless download's run; its stderr outputs (an error raises)."""
+        return self.headless[download].result()
+
+
+def run_download_headless(download: Path, fresh: FreshEnv) -> list[str]:
+    """Run the reader's copy of ``download`` with nbclient; its stderr outputs."""
+    copy = reader_copy(download, fresh)
+    notebook = nbformat.read(copy, as_version=4)
+    run_headless(notebook, copy.parent)
+    return stderr_outputs(notebook)
+
+
+def start_reader_env(fresh: FreshEnv, pool: ThreadPoolExecutor) -> ReaderEnv:
+    """Run the first download's set-up cell alone in the fresh kernel (it installs moelaws),
+    then queue every headless download on ``pool``."""
+    assert CHAPTER_DOWNLOADS, f"no notebooks under {SOURCES}: build the book first (make book)"
+    before = fresh.importable()
+    first = nbformat.read(CHAPTER_DOWNLOADS[0], as_version=4)
+    setup = pointed_at(first, fresh.package).cells[0]
+    run_headless(nbformat.v4.new_notebook(cells=[setup]), fresh.where / "setup")
+    reader = ReaderEnv(fresh, before, fresh.importable())
+    if reader.importable_after:
+        for download in HEADLESS_DOWNLOADS:
+            reader.headless[download] = pool.submit(run_download_headless, download, fresh)
+    return reader
