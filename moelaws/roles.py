@@ -321,7 +321,7 @@ class Paper:
         card), ``calculator`` (its block of the static design calculator), ``toy_sweeps``
         (its named toy-training sweeps, ``{name: run(retrain=..., progress=...)}``) and
         ``data_tables`` (its appendix or side-by-side tables, ``{name: DataTable}``, shown
-        beside those of :data:`moelaws.data_tables.DATA_TABLES`).
+        by :func:`moelaws.data_tables.all_data_tables`).
     """
 
     id: str

@@ -4,7 +4,7 @@ A printed number accepts every value within half a unit of its last printed digi
 value is computed from printed inputs that are themselves rounded, it is known only to lie in
 the interval those inputs' rounding allows; :func:`status_of_interval` compares that interval
 with the printed number. The claims registry (:mod:`moelaws.claims.core`) and the chapters'
-side-by-side tables (:mod:`moelaws.chapter_tables`) both use it, so that a table and its
+side-by-side tables (each paper's ``data_tables`` module) both use it, so that a table and its
 claims cannot judge the same row differently.
 """
 

@@ -43,7 +43,8 @@ PACKAGES = ("leverage", "holistic", "comprehensive", "constrained", "allocation"
 """Subpackages whose ``__all__`` is their public surface."""
 
 MODULES = ("fit", "rounding", "sliders", "charts", "validation", "vega_expr", "papers",
-           "paper_data", "data_tables", "chapter_tables", "interactive_tables", "glue",
+           "paper_data", "data_tables", "leverage.data_tables", "holistic.data_tables",
+           "comprehensive.data_tables", "constrained.data_tables", "interactive_tables", "glue",
            "threads", "notebook_export", "compare.calculator", "compare.card",
            "compare.compute_optimal", "compare.counting", "compare.granularity", "compare.mla",
            "compare.recommend", "compare.regimes", "compare.report", "compare.tokens",
@@ -130,7 +131,6 @@ def _per_function() -> dict[str, dict[str, Any]]:
 
     from moelaws import (
         allocation,
-        chapter_tables,
         claims,
         data_tables,
         fit,
@@ -196,9 +196,11 @@ def _per_function() -> dict[str, dict[str, Any]]:
         "data_tables.data_table": {"name": "holistic-appendix"},
         "data_tables.data_csv_name": {"name": "holistic-appendix"},
         "data_tables.data_csv": {"name": "holistic-appendix"},
-        "data_tables.m_outside_target": {"df": data_tables.data_table("holistic-appendix")},
-        "chapter_tables.eq2_off_by_a_digit": {"df": chapter_tables.holistic_eq2_table2()},
-        "chapter_tables.inconsistent": {"df": pd.DataFrame({"consistent": [True, False]})},
+        "holistic.data_tables.m_outside_target": {
+            "df": data_tables.data_table("holistic-appendix")},
+        "holistic.data_tables.eq2_off_by_a_digit": {
+            "df": data_tables.data_table("holistic-eq2-table-2")},
+        "constrained.data_tables.inconsistent": {"df": pd.DataFrame({"consistent": [True, False]})},
         "interactive_tables.interactive_table": {"df": pd.DataFrame({"a": [1.0]}),
                                                  "caption": "c", "source": "s"},
         "interactive_tables.claims_view": {"df": reproduced},

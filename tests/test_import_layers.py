@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("paper", (*PAPER_FOLDERS, "moelaws.arch.paper", "moelaws.arch.claims")),
     ("registry", ("moelaws.papers",)),
     ("cross-paper", ("moelaws.claims", "moelaws.compare", "moelaws.conventions",
-                     "moelaws.torchmoe.sweep", "moelaws.data_tables", "moelaws.chapter_tables",
+                     "moelaws.torchmoe.sweep", "moelaws.data_tables",
                      "moelaws.interactive_tables", "moelaws.notebook_export", "moelaws.teaching",
                      "moelaws.cli", "moelaws.__main__")),
 )

@@ -202,9 +202,6 @@ PAPER_NAMING_LEFT: dict[str, frozenset[str]] = {
     "arch/counting.py": frozenset({"leverage", "holistic", "comprehensive", "constrained",
                                    "allocation"}),
     "arch/ratios.py": frozenset({"leverage", "comprehensive", "constrained", "allocation"}),
-    # tables of the chapters' data, by paper (issue 26: a role of each adapter)
-    "chapter_tables.py": frozenset({"leverage", "holistic", "comprehensive", "constrained"}),
-    "data_tables.py": frozenset({"leverage", "holistic", "comprehensive", "constrained"}),
     # comparisons of two or three named papers' formulas
     "compare/compute_optimal.py": frozenset({"leverage", "holistic", "comprehensive"}),
     "compare/granularity.py": frozenset({"leverage", "comprehensive", "constrained"}),

@@ -12,10 +12,14 @@ import pandas as pd
 import pytest
 from cli_runner import run_cli
 
-from moelaws import chapter_tables, claims
+from moelaws import claims
 from moelaws.claims import tables
 from moelaws.cli import main
-from moelaws.data_tables import DATA_TABLES, data_csv, data_table, m_outside_target
+from moelaws.comprehensive import data_tables as comprehensive_tables
+from moelaws.constrained import data_tables as constrained_tables
+from moelaws.data_tables import DATA_TABLES, data_csv, data_table
+from moelaws.holistic import data_tables as holistic_tables
+from moelaws.holistic.data_tables import m_outside_target
 from moelaws.interactive_tables import (
     OUTSIDE_CLASS,
     chapter_claims_table,
@@ -24,6 +28,7 @@ from moelaws.interactive_tables import (
     data_interactive_table,
     interactive_table,
 )
+from moelaws.leverage import data_tables as leverage_tables
 
 
 def run(*args: str) -> subprocess.CompletedProcess[bytes]:
@@ -322,19 +327,19 @@ def test_build_hook_writes_every_download(tmp_path) -> None:
 # --- the chapters' side-by-side tables: one package function each ----------------------------
 
 SIDE_BY_SIDE = {
-    "holistic-eq2-table-2": chapter_tables.holistic_eq2_table2,
-    "comprehensive-table-1": chapter_tables.comprehensive_table1,
-    "comprehensive-appendix-h": chapter_tables.comprehensive_appendix_h,
-    "comprehensive-table-3": chapter_tables.comprehensive_table3,
-    "comprehensive-table-4": chapter_tables.comprehensive_table4,
-    "comprehensive-optima": chapter_tables.comprehensive_optima,
-    "comprehensive-eq33": chapter_tables.comprehensive_eq33,
-    "constrained-table-4": chapter_tables.constrained_table4,
-    "constrained-table-6-losses": chapter_tables.constrained_table6_losses,
-    "constrained-table-7-losses": chapter_tables.constrained_table7_losses,
-    "constrained-reference-intervals": chapter_tables.constrained_reference_intervals,
-    "leverage-benchmark-averages": chapter_tables.leverage_benchmark_averages,
-    "leverage-activation-ratios": chapter_tables.leverage_activation_ratios,
+    "holistic-eq2-table-2": holistic_tables.holistic_eq2_table2,
+    "comprehensive-table-1": comprehensive_tables.comprehensive_table1,
+    "comprehensive-appendix-h": comprehensive_tables.comprehensive_appendix_h,
+    "comprehensive-table-3": comprehensive_tables.comprehensive_table3,
+    "comprehensive-table-4": comprehensive_tables.comprehensive_table4,
+    "comprehensive-optima": comprehensive_tables.comprehensive_optima,
+    "comprehensive-eq33": comprehensive_tables.comprehensive_eq33,
+    "constrained-table-4": constrained_tables.constrained_table4,
+    "constrained-table-6-losses": constrained_tables.constrained_table6_losses,
+    "constrained-table-7-losses": constrained_tables.constrained_table7_losses,
+    "constrained-reference-intervals": constrained_tables.constrained_reference_intervals,
+    "leverage-benchmark-averages": leverage_tables.leverage_benchmark_averages,
+    "leverage-activation-ratios": leverage_tables.leverage_activation_ratios,
 }
 """Each side-by-side data table and the package function that builds it."""
 
@@ -368,13 +373,13 @@ def test_cli_data_writes_a_side_by_side_table() -> None:
 
 def test_eq2_table2_highlights_the_entries_that_would_print_otherwise() -> None:
     eq2 = data_table("holistic-eq2-table-2")
-    marks = chapter_tables.eq2_off_by_a_digit(eq2)
-    for col in chapter_tables.EQ2_DIFF_COLUMNS:
+    marks = holistic_tables.eq2_off_by_a_digit(eq2)
+    for col in holistic_tables.EQ2_DIFF_COLUMNS:
         assert (marks[col] == (eq2[col].abs() > 0.5)).all()
     # Rounding of Eq. 2's printed coefficients moves a few of the twelve entries by a digit.
     assert 0 < int(marks.to_numpy().sum()) < 12
     rendered = data_interactive_table("holistic-eq2-table-2")
-    assert {col for _, col in rendered.highlighted} <= set(chapter_tables.EQ2_DIFF_COLUMNS)
+    assert {col for _, col in rendered.highlighted} <= set(holistic_tables.EQ2_DIFF_COLUMNS)
     assert OUTSIDE_CLASS in rendered.html and "half a unit" in rendered.html
 
 
@@ -384,7 +389,7 @@ def test_loss_interval_tables_highlight_only_inconsistent_rows() -> None:
         frame = data_table(name)
         assert frame["consistent"].all() and data_interactive_table(name).highlighted == ()
         broken = frame.assign(consistent=[False, *frame["consistent"].iloc[1:]])
-        assert chapter_tables.inconsistent(broken)["consistent"].tolist() == [
+        assert constrained_tables.inconsistent(broken)["consistent"].tolist() == [
             True, *[False] * (len(frame) - 1)]
     t6 = data_table("constrained-table-6-losses")
     printed = t6["loss_diff_pct"].astype(float)

@@ -228,6 +228,13 @@ def _card_values(cfg: arch.MoEConfig) -> dict[str, float]:
             "r / sparsity value": c.active / c.total}
 
 
+def _data_tables() -> dict:
+    # Imported when asked for, like the claims: the tables read the paper's data files.
+    from moelaws.comprehensive.data_tables import data_tables
+
+    return data_tables()
+
+
 PAPER = Paper(
     id=ID,
     title="A comprehensive MoE scaling law L(N, D, N_a, G, S)",
@@ -259,5 +266,6 @@ PAPER = Paper(
         active=lambda rec: rec.values["N_a* at C (App. G)"],
         tokens=lambda rec: rec.values["D* = C/N_a*"],
     ),
+    data_tables=_data_tables,
 )
 """The comprehensive paper's adapter."""

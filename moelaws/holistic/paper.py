@@ -158,6 +158,13 @@ def _card_values(cfg: arch.MoEConfig) -> dict[str, float]:
             "r / sparsity value": cfg.top_k / cfg.n_experts}
 
 
+def _data_tables() -> dict:
+    # Imported when asked for, like the claims: the tables read the paper's data files.
+    from moelaws.holistic.data_tables import data_tables
+
+    return data_tables()
+
+
 PAPER = Paper(
     id=ID,
     title="Holistic MoE scaling laws: (M, N_a, N) constraints",
@@ -187,5 +194,6 @@ PAPER = Paper(
         active=lambda rec: rec.values.get("N_a realised", math.nan),
         tokens=lambda rec: rec.values.get("D = C/M (tokens)", math.nan),
     ),
+    data_tables=_data_tables,
 )
 """The holistic paper's adapter."""
