@@ -216,7 +216,11 @@ OUTPUTS = """(mime) => {
 
 DRAWN = """() => {
   const root = window._moelawsDoc.node;
-  const marks = el => el.querySelectorAll('svg g[class*="mark-"] > *').length;
+  // Data marks only (as tests/browser/test_pages.py counts them): axes, legends and titles
+  // are marks too, and an empty chart still draws those.
+  const marks = el => [...el.querySelectorAll('svg .role-mark > *')].filter(
+    m => (m.getAttribute('d') || '').length > 2 || m.textContent.trim() ||
+         ['circle', 'rect', 'line', 'image'].includes(m.tagName)).length;
   const all = [...root.querySelectorAll('.jp-RenderedVegaLite')];
   const top = all.filter(el => !el.closest('.widget-output, .jupyter-widgets'));
   return {top: top.length, topDrawn: top.filter(el => marks(el) > 0).length,
