@@ -16,7 +16,7 @@ STAMP := $(VENV)/.installed
 VENDOR := book/_static/vendor
 VENDOR_STAMP := $(VENDOR)/.installed
 NB_BUILD := _build/nbval
-# What `live` and `pages` need first; `make test` empties it once the book is built.
+# What `live` and `pages` need first (the built book).
 BOOK_DEP ?= book-check
 # jupyter-cache's store (MyST-NB's default beside _build/html); FRESH=1 empties it first.
 EXEC_CACHE := _build/.jupyter_cache
@@ -142,18 +142,16 @@ pages: $(BOOK_DEP) chromium
 browser: pages live
 
 # The test command's book build executes every chapter from scratch (FRESH=1). Its stages run
-# two at a time, one per core of a 2-core machine: the unit tests while the book builds, then
-# the static pages' browser tests while the reader's stage runs (`live`: the chapters in
-# JupyterLab and the student editions, in one fresh environment), both on the book just built
-# (BOOK_DEP= keeps them from building it again). --output-sync prints each stage's output
-# whole, when it ends.
+# two at a time, one per core of a 2-core machine, as soon as what they need is there: the unit
+# tests from the start, beside the book build; the reader's stage (`live`: the chapters in
+# JupyterLab and the student editions, in one fresh environment), the longest, as soon as the
+# book is built; the static pages' browser tests when a core is free. --output-sync prints each
+# stage's output whole, when it ends.
 TEST_JOBS ?= 2
 test: venv vendor chromium
 	$(MAKE) --no-print-directory lint
-	@echo "make test: unit tests and the book build ($(TEST_JOBS) at a time; output when each ends)"
-	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target unit book-check FRESH=1
-	@echo "make test: the pages' browser tests and the reader's stage ($(TEST_JOBS) at a time)"
-	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target pages live BOOK_DEP=
+	@echo "make test: unit tests, book build, reader's stage, pages ($(TEST_JOBS) at a time; output when each ends)"
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target unit live pages FRESH=1
 	@echo "make test: all checks passed"
 
 # Publish the built book on the gh-pages branch (GitHub Pages); the chapters' Colab buttons open

@@ -10,6 +10,7 @@ browser into a failure. Environment variables: ``MOELAWS_BOOK_HTML`` (the built 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,15 +69,19 @@ class Visit:
     console_errors: list[str] = field(default_factory=list)
     failed_requests: list[str] = field(default_factory=list)
     blocked_requests: list[str] = field(default_factory=list)
+    scripts_off: bool = False
 
     def problems(self, navigating: bool = False) -> list[str]:
         """Console errors and failed or blocked requests.
 
         ``navigating``: leaving a page cancels its pending requests (``net::ERR_ABORTED``);
-        tests that move from page to page ignore those.
+        tests that move from page to page ignore those. With ``scripts_off`` the browser
+        refuses every script request itself (``csp``); those are not the book's failures.
         """
         failed = [
-            r for r in self.failed_requests if not (navigating and r.endswith("(net::ERR_ABORTED)"))
+            r for r in self.failed_requests
+            if not (navigating and r.endswith("(net::ERR_ABORTED)"))
+            and not (self.scripts_off and r.endswith("(csp)"))
         ]
         return (
             [f"console error: {e}" for e in self.console_errors]
@@ -88,20 +93,25 @@ class Visit:
         return self.base_url + path
 
 
-def open_tab(browser: Any, base_url: str) -> Visit:
-    """A fresh browser context whose every request outside ``base_url`` is blocked."""
-    context = browser.new_context(viewport=VIEWPORT, service_workers="block")
+def open_tab(browser: Any, base_url: str, viewport: dict[str, int] | None = None,
+             javascript: bool = True) -> Visit:
+    """A fresh browser context whose every request outside ``base_url`` is blocked.
+
+    ``javascript=False``: the page's own scripts do not run (Playwright's evaluations still do),
+    for tests that only follow the static HTML's links from page to page.
+    """
+    context = browser.new_context(viewport=viewport or VIEWPORT, service_workers="block",
+                                  java_script_enabled=javascript)
     page = context.new_page()
-    visit = Visit(page, base_url)
+    visit = Visit(page, base_url, scripts_off=not javascript)
 
-    def route(r: Any) -> None:
-        if r.request.url.startswith(base_url):
-            r.continue_()
-        else:
-            visit.blocked_requests.append(r.request.url)
-            r.abort()
+    def block(r: Any) -> None:
+        visit.blocked_requests.append(r.request.url)
+        r.abort()
 
-    context.route("**/*", route)
+    # Only requests to another origin are routed to Python (the regular expression is matched
+    # in the browser's driver): a round trip per request of the book's own slowed every load.
+    context.route(re.compile(rf"^(?!{re.escape(base_url)})"), block)
 
     def on_console(msg: Any) -> None:
         if msg.type == "error":
@@ -123,3 +133,138 @@ def open_tab(browser: Any, base_url: str) -> Visit:
         else None,
     )
     return visit
+
+
+# --- pages loaded once per window size, for every test that reads them ----------------------
+
+VIEWPORTS = {"desktop": VIEWPORT, "phone": {"width": 390, "height": 844}}
+"""The reader's window sizes: a laptop and a phone."""
+SETTLE_MS = 30_000
+
+WAIT_FOR_MATHJAX = """async () => {
+  if (!document.querySelector('script[src*="mathjax"]')) { return "no MathJax on this page"; }
+  const t0 = Date.now();
+  while (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) {
+    if (Date.now() - t0 > 20000) { return "MathJax did not start"; }
+    await new Promise(r => setTimeout(r, 100));
+  }
+  await MathJax.startup.promise;
+  return "typeset";
+}"""
+
+CHARTS_SETTLED = """() => [...document.querySelectorAll('.moelaws-vega')].every(
+  el => (el.getAttribute('data-moelaws-rendered') === '1' && el.querySelector('svg, canvas'))
+        || el.querySelector('.moelaws-vega-error'))"""
+"""Every chart drew (the book's embedding marks it rendered) or showed its error."""
+
+WIDGETS = """() => ({
+  views: document.querySelectorAll(
+    'script[type="application/vnd.jupyter.widget-view+json"]').length,
+  drawn: document.querySelectorAll('.widget-subarea > .jupyter-widgets').length,
+})"""
+
+WIDGETS_SETTLED = f"() => {{ const w = ({WIDGETS})(); return w.drawn >= w.views; }}"
+
+TABLES_SETTLED = """() => !document.querySelector('table.moelaws-dt')
+  || document.documentElement.dataset.moelawsTables === 'ready'"""
+
+LAYOUT = """() => {
+  const article = document.querySelector('article.bd-article') || document.body;
+  const column = article.getBoundingClientRect();
+  const charts = [...document.querySelectorAll('.moelaws-vega')].map(el => {
+    const svg = el.querySelector('svg');
+    const box = (svg || el).getBoundingClientRect();
+    const figure = el.closest('figure');
+    const caption = figure && figure.querySelector('figcaption');
+    return {
+      id: el.id, width: Math.round(box.width), right: Math.round(box.right),
+      room: Math.round(column.right),
+      number: caption && caption.querySelector('.caption-number')
+        ? caption.querySelector('.caption-number').textContent.trim() : null,
+      caption: caption ? caption.textContent.replace(/\\s+/g, ' ').trim() : null,
+      label: svg ? (svg.getAttribute('aria-label') || '') : '',
+    };
+  });
+  return {scroll: document.documentElement.scrollWidth, view: document.documentElement.clientWidth,
+          charts};
+}"""
+"""Where the charts sit against the text column, and whether the page scrolls sideways."""
+
+CONTROLS = """() => [...document.querySelectorAll(
+    'article input, article select, article textarea, article button')]
+  .filter(el => !el.closest('.moelaws-vega, form, details, .dataTables_wrapper, .dt-container,'
+                             + ' .moelaws-dt-filters')
+                && !el.matches('button.toggle-button, button.copybtn, .moelaws-filter-button')
+                && !el.closest('.highlight') && el.type !== 'hidden' && el.offsetParent !== null)
+  .map(el => el.outerHTML.slice(0, 120))"""
+"""Controls a reader can move outside charts and interactive tables (which change nothing)."""
+
+
+@dataclass
+class LoadedPage(Visit):
+    """A page of the book as it stands once loaded: charts drawn, formulas typeset, widgets
+    and tables ready; ``layout`` and ``controls`` were measured then, before any test moved
+    anything; ``settled`` names what did not settle in time (empty when everything did)."""
+
+    path: str = ""
+    size: str = "desktop"
+    mathjax: str = ""
+    settled: list[str] = field(default_factory=list)
+    layout: dict[str, Any] = field(default_factory=dict)
+    controls: list[str] = field(default_factory=list)
+
+
+def screenshot_name(path: str, size: str) -> str:
+    """``<page>-<size>.png``, the page's path with ``/`` as ``_``."""
+    return f"{path[: -len('.html')].replace('/', '_')}-{size}.png"
+
+
+def load_page(browser: Any, base_url: str, path: str, size: str) -> LoadedPage:
+    """``path`` opened in a fresh tab of the reader's ``size``, waited for until it settles,
+    measured and screenshotted (full page) to ``SCREENSHOTS/<page>-<size>.png``."""
+    visit = open_tab(browser, base_url, viewport=VIEWPORTS[size])
+    page = visit.page
+    loaded = LoadedPage(page, base_url, visit.console_errors, visit.failed_requests,
+                        visit.blocked_requests, path=path, size=size)
+    assert loaded.problems() == visit.problems()  # the same lists, filled by open_tab's hooks
+    page.goto(loaded.url(path), wait_until="load")
+    page.wait_for_load_state("networkidle")
+    loaded.mathjax = page.evaluate(WAIT_FOR_MATHJAX)
+    for name, ready in (("charts", CHARTS_SETTLED), ("widgets", WIDGETS_SETTLED),
+                        ("tables", TABLES_SETTLED)):
+        try:
+            page.wait_for_function(ready, timeout=SETTLE_MS)
+        except Exception:  # Playwright's TimeoutError: the tests say what did not settle
+            loaded.settled.append(f"{name} not ready after {SETTLE_MS} ms")
+    page.wait_for_load_state("networkidle")
+    loaded.layout = page.evaluate(LAYOUT)
+    loaded.controls = page.evaluate(CONTROLS)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / screenshot_name(path, size)), full_page=True)
+    return loaded
+
+
+class BookPages:
+    """The book's pages for a session: each page at each size loaded once (:func:`load_page`)
+    and shared by every test that reads it. The browser tests run grouped by page
+    (conftest.py), so a page is closed once the next ones are open (``keep`` at a time)."""
+
+    def __init__(self, browser: Any, base_url: str, keep: int = 3) -> None:
+        self.browser, self.base_url, self.keep = browser, base_url, keep
+        self.open: dict[tuple[str, str], LoadedPage] = {}
+        self.loads: list[tuple[str, str]] = []
+
+    def __call__(self, path: str, size: str = "desktop") -> LoadedPage:
+        key = (path, size)
+        if key not in self.open:
+            while len(self.open) >= self.keep:
+                oldest = next(iter(self.open))
+                self.open.pop(oldest).page.context.close()
+            self.open[key] = load_page(self.browser, self.base_url, path, size)
+            self.loads.append(key)
+        return self.open[key]
+
+    def close(self) -> None:
+        for loaded in self.open.values():
+            loaded.page.context.close()
+        self.open.clear()

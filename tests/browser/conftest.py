@@ -13,11 +13,45 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from book_browser import BOOK, CHROMIUM, CHROMIUM_ARGS, ENABLED, Visit, open_tab
+from book_browser import (
+    BOOK,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ENABLED,
+    BookPages,
+    Visit,
+    built_pages,
+    open_tab,
+)
 
 
+def _page_of(item: pytest.Item) -> str | None:
+    """The book page a test reads: its ``path`` parameter."""
+    callspec = getattr(item, "callspec", None)
+    path = callspec.params.get("path") if callspec else None
+    return path if isinstance(path, str) else None
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Browser tests that read one page (a ``path`` parameter, through ``book_pages``) run
+    grouped by page, in the book's page order and otherwise in collection order, after the
+    others (which keep their order) and before those marked ``after_pages``: each page is
+    loaded once per size and closed when its tests are done."""
     if ENABLED:
+        here = Path(__file__).parent
+        order = {p: i for i, p in enumerate(built_pages())}
+
+        def key(pair: tuple[int, pytest.Item]) -> tuple[int, int, int]:
+            index, item = pair
+            if here not in Path(str(item.fspath)).parents:
+                return (1, 0, index)
+            if item.get_closest_marker("after_pages"):
+                return (3, 0, index)
+            page = _page_of(item)
+            return (1, 0, index) if page is None else (2, order.get(page, len(order)), index)
+
+        items[:] = [item for _, item in sorted(enumerate(items), key=key)]
         return
     skip = pytest.mark.skip(reason="browser tests need a built book: run `make browser`")
     here = Path(__file__).parent
@@ -54,10 +88,26 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
+@pytest.fixture(scope="session")
+def book_pages(browser: Any, base_url: str) -> Iterator[BookPages]:
+    """``book_pages(path, size)``: the page loaded once per size for the whole session."""
+    pages = BookPages(browser, base_url)
+    yield pages
+    pages.close()
+
+
 @pytest.fixture
 def tab(browser: Any, base_url: str) -> Iterator[Visit]:
     """A fresh tab for one test."""
     visit = open_tab(browser, base_url)
+    yield visit
+    visit.page.context.close()
+
+
+@pytest.fixture
+def static_tab(browser: Any, base_url: str) -> Iterator[Visit]:
+    """A fresh tab whose pages' own scripts do not run (following the built HTML's links)."""
+    visit = open_tab(browser, base_url, javascript=False)
     yield visit
     visit.page.context.close()
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -25,7 +26,6 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 from book_browser import ROOT, SCREENSHOTS, VIEWPORT
 
@@ -147,19 +147,21 @@ class LabTab:
     blocked_requests: list[str] = field(default_factory=list)
 
 
+OTHER_HOSTS = re.compile(r"^(?![a-z]+://127\.0\.0\.1[:/])")
+"""Every URL not on 127.0.0.1 (the Lab server and the kernels' websockets are there)."""
+
+
 def open_lab_tab(browser: Any) -> LabTab:
     context = browser.new_context(viewport=VIEWPORT, service_workers="block")
     page = context.new_page()
     tab = LabTab(page)
 
-    def route(r: Any) -> None:
-        if urlparse(r.request.url).hostname == "127.0.0.1":
-            r.continue_()
-        else:
-            tab.blocked_requests.append(r.request.url)
-            r.abort()
+    def block(r: Any) -> None:
+        tab.blocked_requests.append(r.request.url)
+        r.abort()
 
-    context.route("**/*", route)
+    # Matched in the browser's driver: only requests to another host reach Python.
+    context.route(OTHER_HOSTS, block)
     page.on("console", lambda m: tab.console_errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda exc: tab.console_errors.append(f"uncaught: {exc}"))
     return tab

@@ -1,11 +1,13 @@
 """Every page of the built book, loaded in headless Chromium with no network.
 
-Each page is loaded once (a module-scoped fixture per page) and then checked: it loads with
-no console error and no failed request, loads nothing from another origin, every Altair chart
-draws its marks, every formula is typeset by MathJax, and every static slider (a Vega-Lite
-binding) changes the chart it drives. A full-page screenshot
-of every page is written to ``_build/screenshots/``. Pages are discovered from the built book,
-so a new chapter is tested as soon as it is in the table of contents.
+Each page is loaded once per window size for the whole session and shared with the other
+browser tests that read it (``book_pages`` in conftest.py; the tests run grouped by page).
+Checked: it loads with no console error and no failed request, loads nothing from another
+origin, every Altair chart draws its marks, every formula is typeset by MathJax, and every
+static slider (a Vega-Lite binding) changes the chart it drives. A full-page screenshot of
+every page at each size is written to ``_build/screenshots/`` (``<page>-desktop.png``,
+``<page>-phone.png``). Pages are discovered from the built book, so a new chapter is tested
+as soon as it is in the table of contents.
 """
 
 from __future__ import annotations
@@ -14,12 +16,23 @@ import json
 import re
 import subprocess
 import urllib.parse
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
-from book_browser import BOOK, BRANCH, REPOSITORY, ROOT, SCREENSHOTS, Visit, built_pages, open_tab
+from book_browser import (
+    BOOK,
+    BRANCH,
+    REPOSITORY,
+    ROOT,
+    SCREENSHOTS,
+    VIEWPORTS,
+    BookPages,
+    LoadedPage,
+    Visit,
+    built_pages,
+    screenshot_name,
+)
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from moelaws.notebook_export import build_revision
@@ -78,20 +91,6 @@ def test_page_refers_to_no_other_origin(path: str) -> None:
 
 
 # JavaScript run in the page.
-_WAIT_FOR_MATHJAX = """async () => {
-  if (!document.querySelector('script[src*="mathjax"]')) { return "no MathJax on this page"; }
-  const t0 = Date.now();
-  while (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) {
-    if (Date.now() - t0 > 20000) { return "MathJax did not start"; }
-    await new Promise(r => setTimeout(r, 100));
-  }
-  await MathJax.startup.promise;
-  return "typeset";
-}"""
-
-_CHARTS_SETTLED = """() => [...document.querySelectorAll('.moelaws-vega')].every(
-  el => el.querySelector('svg, canvas, .moelaws-vega-error'))"""
-
 _CHARTS = """() => [...document.querySelectorAll('.moelaws-vega')].map(el => {
   const svg = el.querySelector('svg');
   const canvas = el.querySelector('canvas');
@@ -118,51 +117,27 @@ _MATH = """() => {
   };
 }"""
 
-_WIDGETS = """() => ({
-  views: document.querySelectorAll(
-    'script[type="application/vnd.jupyter.widget-view+json"]').length,
-  drawn: document.querySelectorAll('.widget-subarea > .jupyter-widgets').length,
-})"""
-
-_WIDGETS_SETTLED = f"() => {{ const w = ({_WIDGETS})(); return w.drawn >= w.views; }}"
-
 
 def _slug(path: str) -> str:
     return path[: -len(".html")] if path.endswith(".html") else path
 
 
-@pytest.fixture(scope="module", params=PAGES)
-def loaded(request: pytest.FixtureRequest, browser: Any, base_url: str) -> Iterator[Visit]:
-    """One page, loaded once, its charts and formulas drawn, and screenshotted."""
-    path: str = request.param
-    visit = open_tab(browser, base_url)
-    page = visit.page
-    page.goto(visit.url(path), wait_until="load")
-    page.wait_for_load_state("networkidle")
-    visit.mathjax = page.evaluate(_WAIT_FOR_MATHJAX)  # type: ignore[attr-defined]
-    try:
-        page.wait_for_function(_CHARTS_SETTLED, timeout=TIMEOUT_MS)
-    except PlaywrightTimeout:
-        pytest.fail(f"{path}: charts still not drawn after {TIMEOUT_MS} ms: {visit.problems()}")
-    # Checked by test_widgets_render; waited for here so that the screenshot shows them.
-    try:
-        page.wait_for_function(_WIDGETS_SETTLED, timeout=TIMEOUT_MS)
-    except PlaywrightTimeout:
-        pass
-    page.wait_for_load_state("networkidle")
-    visit.path = path  # type: ignore[attr-defined]
-    shot = SCREENSHOTS / f"{_slug(path)}.png"
-    shot.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(shot), full_page=True)
-    yield visit
-    page.context.close()
+@pytest.fixture
+def loaded(path: str, book_pages: BookPages) -> LoadedPage:
+    """The page as loaded once for the session (conftest.py): charts drawn, formulas typeset,
+    screenshotted; it fails if the charts did not settle."""
+    page = book_pages(path)
+    assert not [s for s in page.settled if s.startswith("charts")], (
+        f"{path}: {page.settled}: {page.problems()}")
+    return page
 
 
-def test_charts_render(loaded: Visit) -> None:
+@pytest.mark.parametrize("path", PAGES)
+def test_charts_render(loaded: LoadedPage) -> None:
     charts = loaded.page.evaluate(_CHARTS)
     # Every chart written in the page is in the DOM (charts drawn by an embedded widget's
     # output come on top of those).
-    written = (BOOK / loaded.path).read_text().count('class="moelaws-vega"')  # type: ignore[attr-defined]
+    written = (BOOK / loaded.path).read_text().count('class="moelaws-vega"')
     assert len(charts) >= written
     for c in charts:
         assert c["error"] is None, f"chart {c['id']} failed to render: {c['error']}"
@@ -173,10 +148,11 @@ def test_charts_render(loaded: Visit) -> None:
             assert c["nan"] is None, f"chart {c['id']} draws at NaN: {c['nan']}"
 
 
-def test_math_renders(loaded: Visit) -> None:
+@pytest.mark.parametrize("path", PAGES)
+def test_math_renders(loaded: LoadedPage) -> None:
     math = loaded.page.evaluate(_MATH)
     if math["math"]:
-        assert loaded.mathjax == "typeset", loaded.mathjax  # type: ignore[attr-defined]
+        assert loaded.mathjax == "typeset", loaded.mathjax
     assert math["typeset"] == math["math"], f"formulas left as TeX: {math['untypeset']}"
     assert not math["errors"], f"MathJax errors: {math['errors']}"
 
@@ -198,7 +174,8 @@ def _changes_chart(page: Any, chart: Any, values: list[str], set_value: Any) -> 
     return False
 
 
-def test_sliders_change_their_chart(loaded: Visit) -> None:
+@pytest.mark.parametrize("path", PAGES)
+def test_sliders_change_their_chart(loaded: LoadedPage) -> None:
     page = loaded.page
     charts = page.locator(".moelaws-vega").filter(has=page.locator("input[type=range]"))
     for i in range(charts.count()):
@@ -213,10 +190,11 @@ def test_sliders_change_their_chart(loaded: Visit) -> None:
             now = float(slider.input_value())
             values = [f"{v:g}" for v in (hi, lo, (lo + hi) / 2) if v != now]
             changed = _changes_chart(page, chart, values, slider.fill)
-            assert changed, f"slider {j} of chart {name} on {loaded.path} changes nothing"  # type: ignore[attr-defined]
+            assert changed, f"slider {j} of chart {name} on {loaded.path} changes nothing"
 
 
-def test_menus_change_their_chart(loaded: Visit) -> None:
+@pytest.mark.parametrize("path", PAGES)
+def test_menus_change_their_chart(loaded: LoadedPage) -> None:
     """Vega-Lite select bindings (drop-down menus under a chart) drive it as sliders do."""
     page = loaded.page
     charts = page.locator(".moelaws-vega").filter(has=page.locator("select"))
@@ -231,23 +209,42 @@ def test_menus_change_their_chart(loaded: Visit) -> None:
             values = [o for o in options if o != now]
             changed = _changes_chart(page, chart, values, menu.select_option)
             assert changed, (
-                f"menu {j} of chart {chart.get_attribute('id')} on {loaded.path} "  # type: ignore[attr-defined]
+                f"menu {j} of chart {chart.get_attribute('id')} on {loaded.path} "
                 "changes nothing"
             )
 
 
-def test_no_errors_and_no_failed_requests(loaded: Visit) -> None:
-    """Last for each page, so that it also covers what the slider moves did."""
+@pytest.mark.parametrize("path", PAGES)
+def test_no_errors_and_no_failed_requests(loaded: LoadedPage) -> None:
+    """After the slider and menu moves on the page, so that it also covers what they did."""
     loaded.page.wait_for_load_state("networkidle")
     assert not loaded.problems(), "\n".join(loaded.problems())
 
 
-def test_every_page_was_tested() -> None:
-    """At least the introduction and one chapter were found, and their screenshots saved."""
+@pytest.mark.after_pages
+def test_every_page_was_tested(book_pages: BookPages) -> None:
+    """At least the introduction and one chapter were found, every page was loaded at both
+    sizes, each once, and their screenshots saved."""
     assert any(p.startswith("notebooks/") for p in PAGES), PAGES
     assert "genindex.html" in PAGES and "search.html" in PAGES
-    for path in PAGES:
-        assert (SCREENSHOTS / f"{_slug(path)}.png").stat().st_size > 1000, path
+    wanted = [(path, size) for path in PAGES for size in VIEWPORTS]
+    assert sorted(book_pages.loads) == sorted(wanted), "pages loaded more than once or never"
+    for path, size in wanted:
+        assert (SCREENSHOTS / screenshot_name(path, size)).stat().st_size > 1000, path
+
+
+def test_requests_to_another_origin_are_blocked_and_reported(tab: Visit) -> None:
+    """The guard every test's tab has (book_browser.open_tab): what a page would fetch from
+    another host never leaves the machine, and it is reported, so the checks above can fail."""
+    tab.page.goto(tab.url("book/intro.html"))
+    tab.page.evaluate("""async () => {
+      await fetch('https://cdn.example.org/x.js').catch(() => null);
+      const img = new Image(); img.src = 'http://example.com/a.png';
+      await new Promise(r => { img.onerror = r; img.onload = r; });
+      await fetch('/book/intro.html');
+    }""")
+    assert tab.blocked_requests == ["https://cdn.example.org/x.js", "http://example.com/a.png"]
+    assert "request to another origin (blocked): http://example.com/a.png" in tab.problems()
 
 
 def test_index_redirects_to_the_first_page(tab: Visit) -> None:
@@ -286,7 +283,10 @@ def _follow(tab: Visit, selector: str) -> None:
         tab.page.locator(selector).first.click()
 
 
-def test_next_and_previous_links_walk_the_table_of_contents(tab: Visit) -> None:
+def test_next_and_previous_links_walk_the_table_of_contents(static_tab: Visit) -> None:
+    """The links are the built HTML's own: followed with the pages' scripts off (each page's
+    scripts are checked, with its console and requests, by the tests above)."""
+    tab = static_tab
     toc = [path for path, _ in _toc(tab)]
     assert len(toc) >= 3 and len(set(toc)) == len(toc), toc
     walked = [_here(tab)]
@@ -305,7 +305,9 @@ def test_next_and_previous_links_walk_the_table_of_contents(tab: Visit) -> None:
     assert not tab.problems(navigating=True), tab.problems(navigating=True)
 
 
-def test_sidebar_links_open_their_pages(tab: Visit) -> None:
+def test_sidebar_links_open_their_pages(static_tab: Visit) -> None:
+    """Scripts off, as in the walk above: the sidebar is the built HTML's."""
+    tab = static_tab
     toc = _toc(tab)
     start = toc[0][0]
     for path, title in toc[1:]:
@@ -357,9 +359,9 @@ def _chapters() -> list[str]:
 
 
 @pytest.mark.parametrize("path", _chapters())
-def test_chapter_offers_launch_buttons_and_the_notebook(path: str, tab: Visit) -> None:
+def test_chapter_offers_launch_buttons_and_the_notebook(path: str, loaded: LoadedPage) -> None:
+    tab = loaded
     page = tab.page
-    page.goto(tab.url(path))
     links = page.eval_on_selector_all("a", "els => els.map(a => a.getAttribute('href') || '')")
     source = _slug(path)
     binder = [h for h in links if h.startswith("https://mybinder.org/v2/gh/")]
@@ -392,11 +394,11 @@ def test_chapter_offers_launch_buttons_and_the_notebook(path: str, tab: Visit) -
 
 
 @pytest.mark.parametrize("path", [p for p in PAGES if p.startswith("notebooks/")])
-def test_chapter_opens_with_its_goals_and_ends_with_what_reproduced(path: str, tab: Visit) -> None:
+def test_chapter_opens_with_its_goals_and_ends_with_what_reproduced(
+        path: str, loaded: LoadedPage) -> None:
     """Every chapter states what you will learn and its run time; one that checks a paper's
     claims closes with the summary generated by moelaws.claims.report.summary_markdown."""
-    page = tab.page
-    page.goto(tab.url(path))
+    page = loaded.page
     text = page.locator("article.bd-article").first.inner_text()
     head = text[:3000].lower()
     assert "you will learn" in head, f"{path} does not open with what you will learn"

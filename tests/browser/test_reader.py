@@ -5,85 +5,39 @@ a numbered figure with a caption and an accessible name, a control that a reader
 but that changes nothing (ipywidgets panels, which need a kernel, must be replaced by a
 kernel-only note whose links are the page's own launch buttons), a fact card numbered as a
 table, and launch links not built from the repository URL in ``_config.yml``. Screenshots of
-every page at both sizes go to ``_build/screenshots/<page>-desktop.png`` / ``-phone.png``.
+every page at both sizes go to ``_build/screenshots/<page>-desktop.png`` / ``-phone.png``
+(each page is loaded once per size for the session: ``book_pages`` in conftest.py).
 """
 
 from __future__ import annotations
 
 import re
 import urllib.parse
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from book_browser import BOOK, BRANCH, REPOSITORY, SCREENSHOTS, built_pages
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from book_browser import BOOK, BRANCH, REPOSITORY, VIEWPORTS, BookPages, built_pages
 
 PAGES = built_pages()
-VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
-TIMEOUT_MS = 30_000
-
-_SETTLED = """() => [...document.querySelectorAll('.moelaws-vega')].every(
-  el => el.getAttribute('data-moelaws-rendered') === '1'
-        || el.querySelector('.moelaws-vega-error'))"""
-
-_LAYOUT = """() => {
-  const article = document.querySelector('article.bd-article') || document.body;
-  const column = article.getBoundingClientRect();
-  const charts = [...document.querySelectorAll('.moelaws-vega')].map(el => {
-    const svg = el.querySelector('svg');
-    const box = (svg || el).getBoundingClientRect();
-    const figure = el.closest('figure');
-    const caption = figure && figure.querySelector('figcaption');
-    return {
-      id: el.id, width: Math.round(box.width), right: Math.round(box.right),
-      room: Math.round(column.right),
-      number: caption && caption.querySelector('.caption-number')
-        ? caption.querySelector('.caption-number').textContent.trim() : null,
-      caption: caption ? caption.textContent.replace(/\\s+/g, ' ').trim() : null,
-      label: svg ? (svg.getAttribute('aria-label') || '') : '',
-    };
-  });
-  return {scroll: document.documentElement.scrollWidth, view: document.documentElement.clientWidth,
-          charts};
-}"""
-
-_CONTROLS = """() => [...document.querySelectorAll(
-    'article input, article select, article textarea, article button')]
-  .filter(el => !el.closest('.moelaws-vega, form, details, .dataTables_wrapper, .dt-container,'
-                             + ' .moelaws-dt-filters')
-                && !el.matches('button.toggle-button, button.copybtn, .moelaws-filter-button')
-                && !el.closest('.highlight') && el.type !== 'hidden' && el.offsetParent !== null)
-  .map(el => el.outerHTML.slice(0, 120))"""
 
 
-def _slug(path: str) -> str:
-    return path[: -len(".html")].replace("/", "_")
+@pytest.fixture
+def seen(path: str, size: str, book_pages: BookPages) -> dict:
+    """One page at one size as it stood once loaded (conftest.py's ``book_pages``: charts laid
+    out, measured and screenshotted to ``_build/screenshots/<page>-<size>.png``)."""
+    loaded = book_pages(path, size)
+    assert not [s for s in loaded.settled if s.startswith("charts")], (
+        f"{path} ({size}): {loaded.settled}")
+    return {"path": path, "size": size, "layout": loaded.layout, "controls": loaded.controls,
+            "page": loaded.page}
 
 
-@pytest.fixture(scope="module", params=[(p, v) for v in VIEWPORTS for p in PAGES],
-                ids=lambda pv: f"{pv[1]}:{pv[0]}")
-def seen(request: pytest.FixtureRequest, browser: Any, base_url: str) -> Iterator[dict]:
-    """One page at one size, its charts laid out, measured and screenshotted."""
-    path, size = request.param
-    context = browser.new_context(viewport=VIEWPORTS[size], service_workers="block")
-    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(base_url)
-                  else r.abort())
-    page = context.new_page()
-    page.goto(base_url + path, wait_until="load")
-    try:
-        page.wait_for_function(_SETTLED, timeout=TIMEOUT_MS)
-    except PlaywrightTimeout:
-        pytest.fail(f"{path} ({size}): charts not laid out after {TIMEOUT_MS} ms")
-    page.wait_for_load_state("networkidle")
-    layout = page.evaluate(_LAYOUT)
-    controls = page.evaluate(_CONTROLS)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{_slug(path)}-{size}.png"), full_page=True)
-    yield {"path": path, "size": size, "layout": layout, "controls": controls, "page": page}
-    context.close()
+def _each_page_and_size(test: Any) -> Any:
+    return pytest.mark.parametrize(("path", "size"), [(p, v) for v in VIEWPORTS for p in PAGES],
+                                   ids=[f"{v}:{p}" for v in VIEWPORTS for p in PAGES])(test)
 
 
+@_each_page_and_size
 def test_no_page_scrolls_sideways(seen: dict) -> None:
     layout = seen["layout"]
     assert layout["scroll"] <= layout["view"], (
@@ -92,14 +46,15 @@ def test_no_page_scrolls_sideways(seen: dict) -> None:
     )
 
 
+@_each_page_and_size
 def test_charts_fit_their_column(seen: dict) -> None:
     wide = [c for c in seen["layout"]["charts"] if c["right"] > c["room"] + 1]
     assert not wide, f"{seen['path']} ({seen['size']}): charts wider than the column: {wide}"
 
 
+@pytest.mark.parametrize(("path", "size"), [(p, "desktop") for p in PAGES])
 def test_every_chart_is_a_numbered_captioned_figure_with_alt_text(seen: dict) -> None:
-    if seen["size"] != "desktop":
-        pytest.skip("captions do not depend on the window size")
+    """At the desktop size (captions do not depend on the window size)."""
     for chart in seen["layout"]["charts"]:
         where = f"chart {chart['id']} on {seen['path']}"
         assert chart["caption"], f"{where} is not in a figure with a caption"
@@ -108,11 +63,11 @@ def test_every_chart_is_a_numbered_captioned_figure_with_alt_text(seen: dict) ->
         assert chart["label"], f"{where} has no accessible name (aria-label)"
 
 
+@pytest.mark.parametrize(("path", "size"), [(p, "desktop") for p in PAGES])
 def test_no_control_pretends(seen: dict) -> None:
     """Controls outside Altair charts and interactive tables (tests/browser/test_tables.py and
-    test_pages.py prove those change what they drive) would do nothing here."""
-    if seen["size"] != "desktop":
-        pytest.skip("the same controls at every size")
+    test_pages.py prove those change what they drive) would do nothing here (the same
+    controls at every size: checked at the desktop size)."""
     assert not seen["controls"], f"{seen['path']}: controls that change nothing: {seen['controls']}"
 
 
@@ -130,9 +85,10 @@ def _launch_links(path: str, page: Any) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("path", [p for p in PAGES if p.startswith("notebooks/")])
-def test_launch_links_come_from_the_configured_repository(path: str, tab: Any) -> None:
+def test_launch_links_come_from_the_configured_repository(path: str,
+                                                          book_pages: BookPages) -> None:
     org, repo = urllib.parse.urlparse(REPOSITORY).path.strip("/").split("/")[:2]
-    tab.page.goto(tab.url(path))
+    tab = book_pages(path)
     links = _launch_links(path, tab.page)
     assert links["binder"].startswith(f"https://mybinder.org/v2/gh/{org}/{repo}/{BRANCH}?"), links
     assert f"/github/{org}/{repo}/blob/" in links["colab"], links
@@ -149,8 +105,9 @@ def test_widget_manager_is_loaded_by_no_page() -> None:
 @pytest.mark.parametrize(
     "path", [p for p in PAGES if "moelaws-kernel-only" in (BOOK / p).read_text()]
 )
-def test_kernel_only_panels_link_the_pages_launch_buttons(path: str, tab: Any) -> None:
-    tab.page.goto(tab.url(path))
+def test_kernel_only_panels_link_the_pages_launch_buttons(path: str,
+                                                          book_pages: BookPages) -> None:
+    tab = book_pages(path)
     launch = _launch_links(path, tab.page)
     notes = tab.page.locator(".moelaws-kernel-only")
     assert notes.count() > 0

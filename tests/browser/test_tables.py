@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import functools
 import re
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from book_browser import BOOK, ROOT, SCREENSHOTS, Visit, built_pages, open_tab
+from book_browser import BOOK, SCREENSHOTS, BookPages, Visit, built_pages
+from cli_runner import run_cli
 
 from moelaws.claims import tables as claim_tables
 from moelaws.data_tables import DATA_TABLES, data_table
@@ -63,8 +61,9 @@ def _cli_args(csv: str) -> list[str]:
 
 @functools.cache
 def _cli_output(csv: str) -> bytes:
-    proc = subprocess.run([sys.executable, "-m", "moelaws", *_cli_args(csv)], cwd=ROOT,
-                          capture_output=True, check=False)
+    """What ``python -m moelaws ARGS`` writes (its ``main``, run in this process:
+    tests/cli_runner.py)."""
+    proc = run_cli(*_cli_args(csv), text=False)
     assert proc.returncode in (0, 1), proc.stderr
     return proc.stdout
 
@@ -105,20 +104,14 @@ def test_the_book_has_interactive_tables() -> None:
     assert len(TABLES) >= 9
 
 
-@pytest.fixture(scope="module")
-def table_page(request: pytest.FixtureRequest, browser: Any, base_url: str) -> Iterator[Visit]:
-    """One page, loaded once for all its interactive tables: each test leaves its table's
-    search box empty, and sorting one table leaves the others as they were."""
-    visit = open_tab(browser, base_url)
-    _open(visit, request.param)
-    yield visit
-    visit.page.context.close()
-
-
-@pytest.mark.parametrize(("table_page", "table_id", "csv"), TABLES, indirect=["table_page"],
+@pytest.mark.parametrize(("path", "table_id", "csv"), TABLES,
                          ids=[f"{p}#{t}" for p, t, _ in TABLES])
-def test_interactive_table(table_page: Visit, table_id: str, csv: str, tmp_path: Path) -> None:
-    tab = table_page
+def test_interactive_table(path: str, table_id: str, csv: str, book_pages: BookPages,
+                           tmp_path: Path) -> None:
+    """On the page as loaded once for the session (conftest.py): each test leaves its table's
+    search box empty, and sorting one table leaves the others as they were."""
+    tab = book_pages(path)
+    assert not [s for s in tab.settled if s.startswith("tables")], tab.settled
     p = tab.page
     api = f"window.moelawsTables[{table_id!r}]"
     total = p.evaluate(f"{api}.rows().count()")

@@ -13,7 +13,7 @@ import re
 import urllib.parse
 
 import pytest
-from book_browser import BOOK, Visit, built_pages
+from book_browser import BOOK, BookPages, Visit, built_pages
 
 PAGES = built_pages()
 CHAPTERS = [p for p in PAGES if p.startswith("notebooks/")]
@@ -29,9 +29,10 @@ def test_chapters_are_found() -> None:
 
 
 @pytest.mark.parametrize("path", CHAPTERS)
-def test_download_exercises_link_serves_the_student_edition(path: str, tab: Visit) -> None:
+def test_download_exercises_link_serves_the_student_edition(path: str,
+                                                            book_pages: BookPages) -> None:
+    tab = book_pages(path)
     page = tab.page
-    page.goto(tab.url(path))
     link = page.locator("a.btn-download-exercises-button")
     assert link.count() == 1, f"{path}: no 'Download exercises (.ipynb)' entry"
     page.locator(".dropdown-download-buttons > button").click()  # open the download menu
@@ -54,9 +55,10 @@ def test_download_exercises_link_serves_the_student_edition(path: str, tab: Visi
 
 
 @pytest.mark.parametrize("path", [p for p in CHAPTERS if _exercise_count(p)])
-def test_exercises_are_numbered_and_solutions_collapsed(path: str, tab: Visit) -> None:
+def test_exercises_are_numbered_and_solutions_collapsed(path: str, book_pages: BookPages) -> None:
+    """On the page as loaded for the session: no test before this one opens a solution."""
+    tab = book_pages(path)
     page = tab.page
-    page.goto(tab.url(path))
     titles = page.locator("div.exercise > p.admonition-title").all_inner_texts()
     numbers = [int(m.group(1)) for t in titles if (m := re.match(r"Exercise (\d+)", t))]
     assert numbers == list(range(1, len(titles) + 1)), titles
