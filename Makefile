@@ -157,7 +157,7 @@ test: venv vendor chromium
 	@echo "make test: all checks passed"
 
 # Publish the built book on the gh-pages branch (GitHub Pages); the chapters' Colab buttons open
-# their executed notebooks from there (book/_ext/moelaws_launch.py).
+# their executed notebooks from there (book/_ext/moelaws_pages.py).
 # The live chapters: notebooks generated from the book's executed chapters (glue values filled
 # in, MyST directives as plain Markdown) into _build/lab, which git ignores, so running and
 # saving them rewrites no tracked file. The chapters are executed only when a source is newer

@@ -176,7 +176,7 @@ def test_exercises_are_renumbered_per_page() -> None:
     from types import SimpleNamespace
 
     spec = importlib.util.spec_from_file_location(
-        "moelaws_teaching", ROOT / "book" / "_ext" / "moelaws_teaching.py"
+        "moelaws_pages", ROOT / "book" / "_ext" / "moelaws_pages.py"
     )
     ext = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ext)
