@@ -72,7 +72,7 @@ book: venv vendor
 	$(BIN)/jupyter-book build . --path-output . $(JB_FLAGS) || status=$$?; \
 	end=$$(date +%s); \
 	if [ -f _build/timing.json ]; then \
-	  echo; $(BIN)/python book/_ext/moelaws_offline.py _build/timing.json --total $$((end - start)); \
+	  echo; $(BIN)/python book/_ext/moelaws_execution.py _build/timing.json --total $$((end - start)); \
 	fi; \
 	if [ $$status -ne 0 ]; then echo "Book build FAILED after $$((end - start)) s"; exit $$status; fi; \
 	if [ -z "$$(git status --porcelain --untracked-files=normal 2>/dev/null)" ]; then \

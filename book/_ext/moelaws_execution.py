@@ -27,7 +27,7 @@ when other processes share the cores), the load average and the build's own dura
 printed and written to ``_build/timing.json``. Run this file as a script to print that report
 again::
 
-    python book/_ext/moelaws_offline.py _build/timing.json [--total SECONDS]
+    python book/_ext/moelaws_execution.py _build/timing.json [--total SECONDS]
 """
 
 from __future__ import annotations
