@@ -72,7 +72,7 @@ book: venv vendor
 	$(BIN)/jupyter-book build . --path-output . $(JB_FLAGS) || status=$$?; \
 	end=$$(date +%s); \
 	if [ -f _build/timing.json ]; then \
-	  echo; $(BIN)/python book/_ext/moelaws_offline.py _build/timing.json --total $$((end - start)); \
+	  echo; $(BIN)/python book/_ext/moelaws_execution.py _build/timing.json --total $$((end - start)); \
 	fi; \
 	if [ $$status -ne 0 ]; then echo "Book build FAILED after $$((end - start)) s"; exit $$status; fi; \
 	if [ -z "$$(git status --porcelain --untracked-files=normal 2>/dev/null)" ]; then \
@@ -155,7 +155,7 @@ test: venv vendor chromium
 	@echo "make test: all checks passed"
 
 # Publish the built book on the gh-pages branch (GitHub Pages); the chapters' Colab buttons open
-# their executed notebooks from there (book/_ext/moelaws_launch.py).
+# their executed notebooks from there (book/_ext/moelaws_pages.py).
 # The live chapters: notebooks generated from the book's executed chapters (glue values filled
 # in, MyST directives as plain Markdown) into _build/lab, which git ignores, so running and
 # saving them rewrites no tracked file. The chapters are executed only when a source is newer

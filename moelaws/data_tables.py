@@ -2,7 +2,7 @@
 
 A chapter shows :func:`data_table` with :func:`moelaws.interactive_tables.interactive_table`,
 and the book's build writes :func:`data_csv` of the same frame as its "Download CSV" file
-(``book/_ext/moelaws_tables.py``), so the two cannot differ.
+(``book/_ext/moelaws_pages.py``), so the two cannot differ.
 
 The tables are those of every paper in the registry with a ``data_tables`` role
 (:func:`all_data_tables`; each paper's live in its folder, e.g.

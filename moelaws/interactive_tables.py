@@ -11,7 +11,7 @@ rather than inlined in every page.
 reproduced_table`: ours beside the paper's value with the difference and relative difference,
 the cells of ours that lie outside the claim's tolerance highlighted, and the CSV download
 that ``moelaws reproduce --paper P --table T --format csv`` writes (the build writes the file,
-``book/_ext/moelaws_tables.py``).
+``book/_ext/moelaws_pages.py``).
 """
 
 from __future__ import annotations

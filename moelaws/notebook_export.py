@@ -19,7 +19,7 @@ downloaded notebook would show ``{glue:text}`key:.2f``` where the book shows a n
   exercise "Exercise N", ``{math}`` ``$...$``, ``{eq}``/``{numref}`` the label;
 
 and drops ``metadata.jupytext`` and puts a set-up cell first. The book's downloads
-(``book/_ext/moelaws_launch.py``), the student edition and the command line use this one
+(``book/_ext/moelaws_pages.py``), the student edition and the command line use this one
 converter::
 
     python -m moelaws.notebook_export --executed-dir _build/jupyter_execute/notebooks \\

@@ -43,7 +43,7 @@ HEADLESS_DOWNLOADS = [p for p in DOWNLOADS if p not in CHAPTER_DOWNLOADS]
 KERNEL = "moelaws-fresh"
 REQUIREMENT = re.compile(r'package = "moelaws\[notebook\] @ git\+https://github\.com/[^"@]+@[^"]+"')
 CONSTRAINTS = ROOT / "requirements.txt"
-BOOK_EXTENSION = ROOT / "book" / "_ext" / "moelaws_offline.py"
+BOOK_EXTENSION = ROOT / "book" / "_ext" / "moelaws_execution.py"
 KERNEL_ENV = {
     # PIP_COMPILE=0 (pip --no-compile; PIP_NO_COMPILE=1 would mean the opposite): pip skips
     # byte-compiling every installed module (torch's thousands); the kernel compiles what it
@@ -155,7 +155,7 @@ def stderr_outputs(notebook: nbformat.NotebookNode) -> list[str]:
 
 
 def _book_extension() -> Any:
-    spec = importlib.util.spec_from_file_location("moelaws_offline", BOOK_EXTENSION)
+    spec = importlib.util.spec_from_file_location("moelaws_execution", BOOK_EXTENSION)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

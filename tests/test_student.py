@@ -148,9 +148,9 @@ def test_command_writes_one_notebook_per_chapter(tmp_path: Path) -> None:
 
 def _patch_widget_polling() -> None:
     """The book's fix for nbclient waiting out its timeout on widget cells (jupyter/nbclient#312,
-    see book/_ext/moelaws_offline.py): chapter 0 has an ipywidgets panel."""
+    see book/_ext/moelaws_execution.py): chapter 0 has an ipywidgets panel."""
     spec = importlib.util.spec_from_file_location(
-        "moelaws_offline", ROOT / "book" / "_ext" / "moelaws_offline.py")
+        "moelaws_execution", ROOT / "book" / "_ext" / "moelaws_execution.py")
     assert spec is not None and spec.loader is not None
     ext = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ext)
@@ -176,7 +176,7 @@ def test_exercises_are_renumbered_per_page() -> None:
     from types import SimpleNamespace
 
     spec = importlib.util.spec_from_file_location(
-        "moelaws_teaching", ROOT / "book" / "_ext" / "moelaws_teaching.py"
+        "moelaws_pages", ROOT / "book" / "_ext" / "moelaws_pages.py"
     )
     ext = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ext)

@@ -307,8 +307,8 @@ def test_build_hook_writes_every_download(tmp_path) -> None:
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "book" / "_ext" / "moelaws_tables.py"
-    spec = importlib.util.spec_from_file_location("moelaws_tables_ext", path)
+    path = Path(__file__).resolve().parents[1] / "book" / "_ext" / "moelaws_pages.py"
+    spec = importlib.util.spec_from_file_location("moelaws_pages", path)
     assert spec is not None and spec.loader is not None
     ext = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ext)

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _extension():
     spec = importlib.util.spec_from_file_location(
-        "moelaws_offline", ROOT / "book" / "_ext" / "moelaws_offline.py")
+        "moelaws_execution", ROOT / "book" / "_ext" / "moelaws_execution.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

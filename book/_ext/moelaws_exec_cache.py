@@ -20,7 +20,7 @@ How:
   or that has no record of its reads, is removed through jupyter-cache's API
   (:func:`invalidate`), so its chapter executes again; the others stay cached.
 
-``moelaws_offline.py`` clears the whole cache when ``requirements.txt`` (the installed packages,
+``moelaws_execution.py`` clears the whole cache when ``requirements.txt`` (the installed packages,
 which are not recorded) or the Python version changes. Not seen: a file whose absence a chapter
 only tested (``os.path.exists``), folders listed with :func:`os.listdir` (the import system lists
 every folder on ``sys.path`` that way), and files read by code outside Python (a C library
@@ -291,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def setup(app: Any) -> dict[str, Any]:
-    # After MyST-NB's builder-inited handler (the cache path) and moelaws_offline's (900),
+    # After MyST-NB's builder-inited handler (the cache path) and moelaws_execution's (900),
     # which may clear the whole cache.
     app.connect("builder-inited", _builder_inited, priority=950)
     app.connect("source-read", _source_read)

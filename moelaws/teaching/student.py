@@ -2,7 +2,7 @@
 
 The book build writes one per chapter beside the executed notebook
 (``_build/html/_sources/notebooks/<chapter>.exercises.ipynb``, linked from each chapter's
-download menu as "Download exercises (.ipynb)"; see ``book/_ext/moelaws_teaching.py``). From a
+download menu as "Download exercises (.ipynb)"; see ``book/_ext/moelaws_pages.py``). From a
 shell::
 
     python -m moelaws.teaching.student notebooks/*.md -o students/

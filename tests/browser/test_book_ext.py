@@ -1,4 +1,4 @@
-"""The book's Sphinx extension (book/_ext/moelaws_offline.py), piece by piece."""
+"""The book's Sphinx extension (book/_ext/moelaws_execution.py), piece by piece."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from types import SimpleNamespace
 import pytest
 from book_browser import ROOT
 
-EXT_PATH = ROOT / "book" / "_ext" / "moelaws_offline.py"
-_spec = importlib.util.spec_from_file_location("moelaws_offline", EXT_PATH)
+EXT_PATH = ROOT / "book" / "_ext" / "moelaws_execution.py"
+_spec = importlib.util.spec_from_file_location("moelaws_execution", EXT_PATH)
 assert _spec is not None and _spec.loader is not None
 ext = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ext)

@@ -1,11 +1,4 @@
-"""Sphinx extension: offline pages, a sound execution cache, and a timing report.
-
-Offline pages (every page works with no network):
-
-* sphinx-thebe (always loaded by Jupyter Book v1, unused here) writes an inline script naming a
-  CDN URL on every page, twice; drop it and its loader.
-* ipywidgets panels need a kernel, so the static pages load no widget manager
-  (``moelaws_widgets.py`` marks those panels kernel-only).
+"""Sphinx extension: executing the chapters (threads, widget cells), the cache, a timing report.
 
 Execution cache: with ``execute_notebooks: cache`` jupyter-cache re-executes a chapter only when
 its own cells change. ``moelaws_exec_cache.py`` re-executes a chapter when a file it read (the
@@ -34,7 +27,7 @@ when other processes share the cores), the load average and the build's own dura
 printed and written to ``_build/timing.json``. Run this file as a script to print that report
 again::
 
-    python book/_ext/moelaws_offline.py _build/timing.json [--total SECONDS]
+    python book/_ext/moelaws_execution.py _build/timing.json [--total SECONDS]
 """
 
 from __future__ import annotations
@@ -82,20 +75,6 @@ def patch_shell_polling() -> None:
 
     get_msg._moelaws_sliced = True  # type: ignore[attr-defined]
     AsyncZMQSocketChannel.get_msg = get_msg  # type: ignore[method-assign]
-
-
-def _is_thebe(script: Any) -> bool:
-    name = str(getattr(script, "filename", "") or "")
-    body = str(getattr(script, "attributes", {}).get("body", ""))
-    return name.endswith("sphinx-thebe.js") or "THEBE_JS_URL" in body
-
-
-def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
-    scripts = context.get("script_files")
-    if scripts is None:
-        return
-    kept = [s for s in scripts if not _is_thebe(s)]
-    scripts[:] = kept
 
 
 def environment_hash(root: Path) -> str:
@@ -272,7 +251,6 @@ def setup(app: Any) -> dict[str, Any]:
     patch_shell_polling()
     app.connect("source-read", _cpu_start)
     app.connect("doctree-read", _cpu_end)
-    app.connect("html-page-context", _page_context)
     # After MyST-NB's own builder-inited handler, which settles the cache path.
     app.connect("builder-inited", _invalidate_cache, priority=900)
     app.connect("doctree-read", _restore_cached_outputs)
