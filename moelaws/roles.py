@@ -237,6 +237,64 @@ class Convention:
     note: str
 
 
+Answer = dict[str, float]
+"""A compute-optimal answer (:class:`ComputeOptimal`): ``own budget`` (the budget in the paper's
+own count), ``kappa`` (the paper's compute per token over 6·N_a), ``N_a``, ``D`` and
+``M or N_a (own count)``."""
+
+
+@dataclass(frozen=True)
+class ComputeOptimal:
+    """A paper's compute-optimal answer for a training budget
+    (:mod:`moelaws.compare.compute_optimal`).
+
+    Attributes
+    ----------
+    count
+        How the paper counts the compute it is handed (one line).
+    own
+        ``own(compute, total_params, design)``: the :data:`Answer` when handed ``compute`` in
+        its own count.
+    common
+        ``common(compute, total_params, design)``: the :data:`Answer` when handed the budget in
+        its own count that equals ``compute`` in the common count 6·N_a·D.
+    domain
+        ``domain(answer, total_params)``: the quantities of an answer to check against the
+        paper's fitted ranges, ``{quantity: value}``.
+    design
+        ``design(compute)``: the architecture the paper designs for a budget in its own count,
+        or ``None`` where its law fixes none. The cross-paper view passes the first paper's
+        design to ``own`` and ``common`` as a stand-in, for papers that need an architecture to
+        count on (``None`` if no paper designs one).
+    """
+
+    count: str
+    own: Callable[[float, float, Callable[[float], MoEConfig] | None], Answer]
+    common: Callable[[float, float, Callable[[float], MoEConfig] | None], Answer]
+    domain: Callable[[Answer, float], dict[str, float]]
+    design: Callable[[float], MoEConfig] | None = None
+
+
+@dataclass(frozen=True)
+class MLARecount:
+    """A paper's attention FLOPs with MLA counted by its real weights, and what its law then
+    says (:mod:`moelaws.compare.mla`).
+
+    Attributes
+    ----------
+    attention_flops
+        Forward attention FLOPs per token under the paper's convention, MLA attention counted
+        by its real projection weights (equal to the convention's own count without MLA).
+    row
+        ``row(cfg, tokens, attention_flops)``: the paper's law evaluated with this attention
+        count, ``{name: value}`` (``tokens`` is NaN when unknown; compute-dependent values are
+        then NaN).
+    """
+
+    attention_flops: Callable[[MoEConfig], float]
+    row: Callable[[MoEConfig, float, float], dict[str, float]]
+
+
 @dataclass(frozen=True)
 class Card:
     """A paper's row of the conventions card (:func:`moelaws.compare.card.convention_card`).
@@ -314,7 +372,12 @@ class Paper:
     Roles (``None`` where the paper has none)
         ``claims`` (the registered :class:`~moelaws.claim.Claim` list), ``convention`` (its
         counting convention), ``ratios`` (its named ratios of a configuration, for
-        :func:`moelaws.conventions.all_ratios`), ``recommend`` (its recommendation for a
+        :func:`moelaws.conventions.all_ratios`), ``granularity`` and ``sparsity`` (its own
+        definition of the expert granularity or the sparsity of a configuration, a float, for
+        :func:`moelaws.conventions.granularity` and :func:`moelaws.conventions.sparsity`),
+        ``compute_optimal`` (its compute-optimal answer for a training budget,
+        :class:`ComputeOptimal`), ``mla`` (its attention FLOPs with MLA counted by its real weights,
+        :class:`MLARecount`), ``recommend`` (its recommendation for a
         :class:`Budget`), ``fitted_ranges`` (where its law was
         fitted, ``{quantity: Range}``), ``verdict`` (what its law says about a configuration
         trained on a number of tokens, a flat dict), ``card`` (its row of the conventions
@@ -332,6 +395,10 @@ class Paper:
     claims: Callable[[], list[Claim]] | None = None
     convention: Convention | None = None
     ratios: Callable[[MoEConfig], dict[str, float]] | None = None
+    granularity: Callable[[MoEConfig], float] | None = None
+    sparsity: Callable[[MoEConfig], float] | None = None
+    mla: MLARecount | None = None
+    compute_optimal: ComputeOptimal | None = None
     recommend: Callable[[Budget], Recommendation] | None = None
     fitted_ranges: Callable[[], dict[str, Range]] | None = None
     verdict: Callable[[MoEConfig, float | None], dict[str, Any]] | None = None
@@ -347,11 +414,14 @@ class Paper:
 
 __all__ = [
     "NAN",
+    "Answer",
     "Budget",
     "CalculatorBlock",
     "Card",
+    "ComputeOptimal",
     "Convention",
     "DataTable",
+    "MLARecount",
     "Paper",
     "Range",
     "Recommendation",

@@ -198,14 +198,8 @@ def test_shared_modules_name_no_paper(module: str) -> None:
 
 
 PAPER_NAMING_LEFT: dict[str, frozenset[str]] = {
-    # each paper's counting formula and ratio conventions (issue 26: to move into its folder)
-    "arch/counting.py": frozenset({"leverage", "holistic", "comprehensive", "constrained",
-                                   "allocation"}),
-    "arch/ratios.py": frozenset({"leverage", "comprehensive", "constrained", "allocation"}),
     # comparisons of two or three named papers' formulas
-    "compare/compute_optimal.py": frozenset({"leverage", "holistic", "comprehensive"}),
     "compare/granularity.py": frozenset({"leverage", "comprehensive", "constrained"}),
-    "compare/mla.py": frozenset({"leverage", "allocation"}),
 }
 """Modules outside a paper's folder that still name it (by its id or by importing its
 package); the list may only shrink (issue 26: the registry is the only list of papers)."""

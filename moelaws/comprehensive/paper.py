@@ -13,8 +13,8 @@ from functools import lru_cache
 from typing import Any
 
 from moelaws import arch
-from moelaws.arch.counting import comprehensive_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
+from moelaws.comprehensive.counting import comprehensive_counts, granularity
 from moelaws.comprehensive.law import loss
 from moelaws.comprehensive.optima import (
     compute_optimal_active,
@@ -32,6 +32,7 @@ from moelaws.roles import (
     Budget,
     CalculatorBlock,
     Card,
+    ComputeOptimal,
     Convention,
     Paper,
     Range,
@@ -70,7 +71,7 @@ def ratios(cfg: ConfigLike) -> dict[str, float]:
     cfg : MoEConfig or Hugging Face config (dict, path or directory)
     """
     return {"G = n_k+n_s (comprehensive)":
-            arch.granularity(cfg, "comprehensive") if cfg.is_moe else NAN}
+            granularity(cfg) if cfg.is_moe else NAN}
 
 
 def recommend(budget: Budget) -> Recommendation:
@@ -142,7 +143,7 @@ def verdict(cfg: ConfigLike, tokens: float | None, *,
     default: Eq. 2's 4·d_head·n_h·d is the weight count of the paper's multi-head models, and
     its Table 4 counts DeepSeek and Kimi by their model cards, e.g. 37B active for DeepSeek;
     ``"eq2"`` counts MLA and grouped-query attention as multi-head, see
-    :func:`moelaws.arch.counting.comprehensive_counts`), G = n_k + n_s, S = n_s/G.
+    :func:`moelaws.comprehensive.counting.comprehensive_counts`), G = n_k + n_s, S = n_s/G.
     The practical ranges (Table 3) and the N_a/N band (Table 4: from the efficiency-aware
     optimum at ΔLoss = 0.005 up to the theoretical Eq. 14 optimum at G = 7, S = 0.31) are
     evaluated at the model's N and N_a. Loss gaps (nats, Eq. 11) at fixed N and D: from moving
@@ -170,7 +171,7 @@ def verdict(cfg: ConfigLike, tokens: float | None, *,
     require_moe(cfg)
     c = comprehensive_counts(cfg, attention=attention)
     N, Na = c.total, c.active
-    G = arch.granularity(cfg, "comprehensive")
+    G = granularity(cfg)
     S = arch.sharing_ratio(cfg)
     D = tokens_or_nan(tokens)
     g_opt, s_opt = optimal_G(), optimal_S()
@@ -224,7 +225,7 @@ def verdict(cfg: ConfigLike, tokens: float | None, *,
 
 def _card_values(cfg: arch.MoEConfig) -> dict[str, float]:
     c = comprehensive_counts(cfg)
-    return {"G value": arch.granularity(cfg, "comprehensive"), "S value": arch.sharing_ratio(cfg),
+    return {"G value": granularity(cfg), "S value": arch.sharing_ratio(cfg),
             "r / sparsity value": c.active / c.total}
 
 
@@ -233,6 +234,26 @@ def _data_tables() -> dict:
     from moelaws.comprehensive.data_tables import data_tables
 
     return data_tables()
+
+
+def _compute_optimal(compute: float, total_params: float, design: Any) -> dict[str, float]:
+    """App. G's compute-optimal N_a at fixed N for C = D·N_a = compute/6 (our FLOPs
+    conversion, :data:`FLOPS_PER_PARAM_TOKEN`), at G = 7, S = 0.31; κ = 1."""
+    c_pt = compute / FLOPS_PER_PARAM_TOKEN
+    na = float(compute_optimal_active(c_pt, total_params, COMPREHENSIVE_G, COMPREHENSIVE_S))
+    return {"N_a": na, "D": c_pt / na, "own budget": c_pt, "M or N_a (own count)": na,
+            "kappa": 1.0}
+
+
+COMPUTE_OPTIMAL = ComputeOptimal(
+    count="C = D·N_a parameter-tokens (App. G); FLOPs/6 by our conversion",
+    own=_compute_optimal,
+    # The paper's count is 6·N_a·D itself (κ = 1): both budgets are the same.
+    common=_compute_optimal,
+    domain=lambda answer, total_params: {"N": total_params, "D": answer["D"],
+                                         "N_a/N": answer["N_a"] / total_params},
+)
+"""App. G's compute-optimal N_a and D at fixed N."""
 
 
 PAPER = Paper(
@@ -246,6 +267,7 @@ PAPER = Paper(
         ID, comprehensive_counts,
         "Eq. 2-3: (4·d_head·n_h + 3·G·d_e)·d·l; compute per token = N_a"),
     ratios=ratios,
+    granularity=granularity,
     recommend=recommend,
     fitted_ranges=fitted_ranges,
     verdict=verdict,
@@ -267,5 +289,6 @@ PAPER = Paper(
         tokens=lambda rec: rec.values["D* = C/N_a*"],
     ),
     data_tables=_data_tables,
+    compute_optimal=COMPUTE_OPTIMAL,
 )
 """The comprehensive paper's adapter."""
