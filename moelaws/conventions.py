@@ -60,11 +60,12 @@ total_params, active_params, flops = per_token_totals(counts)
 with :mod:`moelaws.arch`'s, :func:`moelaws.arch.counting.per_token_totals`)."""
 
 
-def _definition(role: str, what: str, cfg: ConfigLike, convention: str) -> float:
+def _definition(role: str, cfg: ConfigLike, convention: str) -> float:
     for paper in papers.having(role):
         if paper.id == convention:
-            return getattr(paper, role)(cfg)
-    raise ValueError(f"{what} convention {convention!r} unknown; use "
+            definition = getattr(paper, role)
+            return (definition.of if role == "granularity" else definition)(cfg)
+    raise ValueError(f"{role} convention {convention!r} unknown; use "
                      f"{', '.join(papers.ids(role))}")
 
 
@@ -84,7 +85,7 @@ def granularity(cfg: ConfigLike, convention: str) -> float:
     ValueError
         For a dense configuration or an unknown convention.
     """
-    return _definition("granularity", "granularity", cfg, convention)
+    return _definition("granularity", cfg, convention)
 
 
 @accepts_hf_config
@@ -102,7 +103,7 @@ def sparsity(cfg: ConfigLike, convention: str) -> float:
     ValueError
         For a dense configuration or an unknown convention.
     """
-    return _definition("sparsity", "sparsity", cfg, convention)
+    return _definition("sparsity", cfg, convention)
 
 
 @accepts_hf_config

@@ -276,6 +276,74 @@ class ComputeOptimal:
 
 
 @dataclass(frozen=True)
+class GranularityPrice:
+    """What a paper's law says a granularity costs
+    (:func:`moelaws.compare.granularity.cross_costs`).
+
+    Attributes
+    ----------
+    optimum
+        ``optimum(context)``: the law's optimal granularity in the paper's definition.
+    value
+        ``value(G, context)``: the law's figure of merit at granularity G (own definition).
+    cost
+        ``cost(at_own_optimum, at_other)``: the cost of moving from the optimum to another G.
+    unit
+        What the cost is measured in.
+
+    ``context`` holds the comparison's operating point (``N``, ``Na``, ``S``, ``A``, ``C``);
+    each law reads the quantities it has.
+    """
+
+    optimum: Callable[[Mapping[str, float]], float]
+    value: Callable[[float, Mapping[str, float]], float]
+    cost: Callable[[float, float], float]
+    unit: str
+
+
+@dataclass(frozen=True)
+class Granularity:
+    """A paper's expert granularity: its definition, and where the paper fixed it
+    (:func:`moelaws.conventions.granularity`, :mod:`moelaws.compare.granularity`).
+
+    Attributes
+    ----------
+    of
+        The paper's granularity of a configuration.
+    definition, column
+        The definition in words (with the paper's section) and as a short column label.
+    per_width
+        ``per_width(w)``: the granularity over ``x = d/d_e`` at activated expert width
+        ``w = (activated experts)·d_e/d`` (a width ratio is a constant multiple of x; a
+        number of activated experts is ``w·x``).
+    widths
+        ``widths()``: the activated widths w of the paper's granularity experiments (a
+        series) and where they are read from.
+    optima
+        ``optima()``: the paper's optimal granularity in its own definition, one dict per
+        optimum with ``label``, ``optimum (own definition)`` and ``how``.
+    fitted_range
+        ``fitted_range()``: the granularities the paper's law was fitted on, ``(low, high)``
+        (a single point where it was fitted at one granularity).
+    sweep_sparsity
+        ``sweep_sparsity()``: the sparsity measure of the paper's granularity sweep, its values
+        (a series) and their source; ``None`` where the paper did not sweep granularity.
+    price
+        What the paper's law says a granularity costs, or ``None`` where it has no law of G.
+    """
+
+    of: Callable[[MoEConfig], float]
+    definition: str
+    column: str
+    per_width: Callable[[float], float]
+    widths: Callable[[], tuple[pd.Series, str]]
+    optima: Callable[[], list[dict[str, Any]]]
+    fitted_range: Callable[[], tuple[float, float]]
+    sweep_sparsity: Callable[[], tuple[str, pd.Series, str]] | None = None
+    price: GranularityPrice | None = None
+
+
+@dataclass(frozen=True)
 class MLARecount:
     """A paper's attention FLOPs with MLA counted by its real weights, and what its law then
     says (:mod:`moelaws.compare.mla`).
@@ -372,9 +440,11 @@ class Paper:
     Roles (``None`` where the paper has none)
         ``claims`` (the registered :class:`~moelaws.claim.Claim` list), ``convention`` (its
         counting convention), ``ratios`` (its named ratios of a configuration, for
-        :func:`moelaws.conventions.all_ratios`), ``granularity`` and ``sparsity`` (its own
-        definition of the expert granularity or the sparsity of a configuration, a float, for
-        :func:`moelaws.conventions.granularity` and :func:`moelaws.conventions.sparsity`),
+        :func:`moelaws.conventions.all_ratios`), ``granularity`` (its expert granularity:
+        definition, experiments and optimum, :class:`Granularity`, for
+        :func:`moelaws.conventions.granularity` and :mod:`moelaws.compare.granularity`),
+        ``sparsity`` (its sparsity of a configuration, for
+        :func:`moelaws.conventions.sparsity`),
         ``compute_optimal`` (its compute-optimal answer for a training budget,
         :class:`ComputeOptimal`), ``mla`` (its attention FLOPs with MLA counted by its real weights,
         :class:`MLARecount`), ``recommend`` (its recommendation for a
@@ -395,7 +465,7 @@ class Paper:
     claims: Callable[[], list[Claim]] | None = None
     convention: Convention | None = None
     ratios: Callable[[MoEConfig], dict[str, float]] | None = None
-    granularity: Callable[[MoEConfig], float] | None = None
+    granularity: Granularity | None = None
     sparsity: Callable[[MoEConfig], float] | None = None
     mla: MLARecount | None = None
     compute_optimal: ComputeOptimal | None = None
@@ -421,6 +491,8 @@ __all__ = [
     "ComputeOptimal",
     "Convention",
     "DataTable",
+    "Granularity",
+    "GranularityPrice",
     "MLARecount",
     "Paper",
     "Range",

@@ -34,6 +34,8 @@ from moelaws.roles import (
     Card,
     ComputeOptimal,
     Convention,
+    Granularity,
+    GranularityPrice,
     Paper,
     Range,
     Recommendation,
@@ -236,6 +238,42 @@ def _data_tables() -> dict:
     return data_tables()
 
 
+def _sweep_widths() -> tuple[Any, str]:
+    # Its G sweeps hold N_a, hence w, fixed; Table 1 is the only table that prints widths.
+    from moelaws.comprehensive.tables import read_table
+
+    t1 = read_table("table1")
+    return ((t1["n_activated_routed"] + t1["n_shared"]) * t1["d_expert"] / t1["d_hidden"],
+            "Table 1: (n_k + n_s)·d_expert/d_hidden")
+
+
+def _sweep_sparsity() -> tuple[str, Any, str]:
+    t8 = table8()
+    sweeps = t8[t8["role"] == "marginal_G"]
+    return "N_a/N", sweeps["Na"] / sweeps["N"], "Table 8, G-sweep rows"
+
+
+GRANULARITY = Granularity(
+    of=granularity,
+    definition="G = n_k + n_s (activated experts, Eq. 2)",
+    column="G_comp = n_k+n_s",
+    per_width=lambda w: w,
+    widths=_sweep_widths,
+    optima=lambda: [{"label": ID, "optimum (own definition)": optimal_G(),
+                     "how": "Eq. 12 with Table 2: √(f/e)"}],
+    fitted_range=lambda: (fitted_ranges()["G"].low, fitted_ranges()["G"].high),
+    sweep_sparsity=_sweep_sparsity,
+    price=GranularityPrice(
+        optimum=lambda at: optimal_G(),
+        # D cancels from loss differences at fixed N and D; any positive value will do.
+        value=lambda G, at: float(loss(at["N"], 1e11, at["Na"], G, at["S"])),
+        cost=lambda own, other: other - own,
+        unit="nats of Eq. 11 loss",
+    ),
+)
+"""Eq. 2's granularity, Table 1's widths, Table 8's G sweeps and Eq. 12's optimum."""
+
+
 def _compute_optimal(compute: float, total_params: float, design: Any) -> dict[str, float]:
     """App. G's compute-optimal N_a at fixed N for C = D·N_a = compute/6 (our FLOPs
     conversion, :data:`FLOPS_PER_PARAM_TOKEN`), at G = 7, S = 0.31; κ = 1."""
@@ -267,7 +305,7 @@ PAPER = Paper(
         ID, comprehensive_counts,
         "Eq. 2-3: (4·d_head·n_h + 3·G·d_e)·d·l; compute per token = N_a"),
     ratios=ratios,
-    granularity=granularity,
+    granularity=GRANULARITY,
     recommend=recommend,
     fitted_ranges=fitted_ranges,
     verdict=verdict,

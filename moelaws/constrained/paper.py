@@ -28,6 +28,7 @@ from moelaws.roles import (
     CalculatorBlock,
     Card,
     Convention,
+    Granularity,
     Paper,
     Range,
     Recommendation,
@@ -238,6 +239,38 @@ def _data_tables() -> dict:
     return data_tables()
 
 
+def _sweep_widths() -> tuple[Any, str]:
+    t6 = tables.load("table6")
+    return t6["n_topk"].astype(float) / t6["g"].astype(float), "Table 6: n_topk/g"
+
+
+def _ablation_optima() -> list[dict[str, Any]]:
+    """The g with the lowest loss in each model of the Table 6 ablation (an ablation's best
+    point, not a fitted law)."""
+    t6 = tables.load("table6")
+    t6 = t6.assign(loss_value=t6["loss"].astype(float))
+    rows = []
+    for (layers, width), group in t6.groupby(["l", "d"], sort=True):
+        best = group.loc[group["loss_value"].idxmin()]
+        rows.append({"label": f"{ID} (l={layers}, d={width})",
+                     "optimum (own definition)": float(best["g"]),
+                     "how": "Table 6 ablation: lowest loss (seed noise 0.4 %)"})
+    return rows
+
+
+GRANULARITY = Granularity(
+    of=granularity,
+    definition="g = d/d_e (width ratio, Sec. 1)",
+    column="g = d/d_e",
+    per_width=lambda w: 1.0,
+    widths=_sweep_widths,
+    optima=_ablation_optima,
+    # Eq. 3 was fitted at g = 4 only (Sec. 2.1, Table 4).
+    fitted_range=lambda: (4.0, 4.0),
+)
+"""Sec. 1's granularity, Table 6's ablation and its best g per model."""
+
+
 PAPER = Paper(
     id=ID,
     title="MoE design under memory and inference constraints",
@@ -247,7 +280,7 @@ PAPER = Paper(
     claims=_claims,
     convention=Convention(ID, constrained_counts, "Eq. 1-2: l·d²·(4 + 3n/g); no compute defined"),
     ratios=ratios,
-    granularity=granularity,
+    granularity=GRANULARITY,
     sparsity=sparsity,
     recommend=recommend,
     fitted_ranges=fitted_ranges,

@@ -30,6 +30,8 @@ from moelaws.roles import (
     Card,
     ComputeOptimal,
     Convention,
+    Granularity,
+    GranularityPrice,
     MLARecount,
     Paper,
     Range,
@@ -195,6 +197,44 @@ def _data_tables() -> dict:
     return data_tables()
 
 
+def _sweep_widths() -> tuple[Any, str]:
+    from moelaws.leverage.tables import load_configs
+
+    t9 = load_configs(9)
+    return ((t9["E_a"] + t9["E_s"]) * t9["d_expert"] / t9["d_model"],
+            "Table 9: (E_a + E_s)·d_expert/d_model")
+
+
+def _sweep_sparsity() -> tuple[str, Any, str]:
+    # E grows with G in Table 9, so A is fixed.
+    from moelaws.leverage.tables import load_configs
+
+    t9 = load_configs(9)
+    return "A = (E_a+E_s)/(E+E_s)", (t9["E_a"] + t9["E_s"]) / (t9["E"] + t9["E_s"]), "Table 9"
+
+
+GRANULARITY = Granularity(
+    of=granularity,
+    definition="G = 2·d/d_e (width ratio, Sec. 2.1)",
+    column="G_lev = 2d/d_e",
+    per_width=lambda w: 2.0,
+    widths=_sweep_widths,
+    optima=lambda: [{"label": ID,
+                     "optimum (own definition)": float(optimal_granularity(LEVERAGE_A)),
+                     "how": "Eq. 4 with Table 6: G* = 2^(−β/2γ)"}],
+    fitted_range=lambda: (fitted_ranges()["G"].low, fitted_ranges()["G"].high),
+    sweep_sparsity=_sweep_sparsity,
+    price=GranularityPrice(
+        optimum=lambda at: float(optimal_granularity(at["A"])),
+        value=lambda G, at: float(efficiency_leverage(at["A"], G, at["C"])),
+        cost=lambda own, other: 1 - other / own,
+        unit="fraction of Eq. 4 EL lost",
+    ),
+)
+"""Sec. 2.1's granularity, Table 9's sweep and Eq. 4's optimum G* (at A = :data:`LEVERAGE_A`
+in :func:`moelaws.compare.granularity.optima`; G* does not depend on A)."""
+
+
 VOCAB = 126_464
 """The paper's vocabulary (App. D), at which we evaluate its App. I count on a stand-in
 architecture (with its sequence length :data:`moelaws.leverage.budget.SEQ_LEN`)."""
@@ -249,7 +289,7 @@ PAPER = Paper(
         ID, leverage_counts,
         "App. I Eq. 10-12: forward FLOPs (no output projection), M = 3 x forward"),
     ratios=ratios,
-    granularity=granularity,
+    granularity=GRANULARITY,
     mla=MLARecount(mla_attention_flops, mla_row),
     recommend=recommend,
     fitted_ranges=fitted_ranges,
