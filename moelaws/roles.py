@@ -175,7 +175,7 @@ def out_of_range(ranges: Mapping[str, Range], **values: float | None) -> list[st
 
 MLA_CAVEAT = (
     "MLA attention: this paper's formula assumes multi-head attention; our generalisation "
-    "(arch module docstrings) is a stretch for DeepSeek-V3/Kimi-K2"
+    "(the paper's counting module docstring) is a stretch for DeepSeek-V3/Kimi-K2"
 )
 
 

@@ -22,8 +22,8 @@ def comprehensive_counts(cfg: MoEConfig, *, attention: str = "eq2") -> Counts:
 
     N_a ≈ (4·d_head·n_h + 3·G·d_expert)·d_hidden·l with G = n_k + n_s, and
     N ≈ (4·d_head·n_h + 3·d_expert·(S·G + n_e))·d_hidden·l with S·G = n_s. Compute per token
-    is N_a (App. G, C = D·N_a). Shared experts are taken to have width d_expert, as the
-    formula assumes.
+    is N_a (App. G, C = D·N_a); the FLOP fields are NaN (the paper counts no FLOPs). Shared
+    experts are taken to have width d_expert, as the formula assumes.
 
     Generalisation: a leading dense layer is a layer of one always-active expert of width
     d_ffn (attention term + 3·d·d_ffn).
