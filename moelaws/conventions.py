@@ -3,7 +3,8 @@
 :mod:`moelaws.arch` counts a configuration exactly and knows no paper; each paper's adapter
 (:mod:`moelaws.papers`, role ``convention``) names its own counting function, and ``ratios``
 its own ratios. This module puts them side by side: :func:`counts` under any convention by
-name, :func:`all_ratios` of every paper, and the tables of chapter 0 and the command line.
+name, :func:`all_ratios` of every paper, each paper's :func:`granularity` and
+:func:`sparsity` by name, and the tables of chapter 0 and the command line.
 
 >>> from moelaws import arch, conventions
 >>> conventions.names()[:2]
@@ -20,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from moelaws import papers
-from moelaws.arch.counting import Counts
+from moelaws.arch.counting import Counts, per_token_totals
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config, as_config
 from moelaws.arch.presets import PRESETS
 
@@ -54,42 +55,55 @@ def counts(cfg: ConfigLike, convention: str = "exact") -> Counts:
     raise ValueError(f"unknown convention {convention!r}; choose from {', '.join(names())}")
 
 
+total_params, active_params, flops = per_token_totals(counts)
+"""Total and active parameters and FLOPs per token under any of :func:`names` (one definition
+with :mod:`moelaws.arch`'s, :func:`moelaws.arch.counting.per_token_totals`)."""
+
+
+def _definition(role: str, cfg: ConfigLike, convention: str) -> float:
+    for paper in papers.having(role):
+        if paper.id == convention:
+            definition = getattr(paper, role)
+            return (definition.of if role == "granularity" else definition)(cfg)
+    raise ValueError(f"{role} convention {convention!r} unknown; use "
+                     f"{', '.join(papers.ids(role))}")
+
+
 @accepts_hf_config
-def total_params(cfg: ConfigLike, convention: str = "exact", *, embeddings: bool = False) -> float:
-    """Total parameters under ``convention`` (non-embedding unless ``embeddings``).
+def granularity(cfg: ConfigLike, convention: str) -> float:
+    """Expert granularity of ``cfg`` under one paper's definition (its adapter's role
+    ``granularity``; the same symbol means different things across papers).
 
     Parameters
     ----------
     cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    convention
+        The id of a paper with a ``granularity`` role.
+
+    Raises
+    ------
+    ValueError
+        For a dense configuration or an unknown convention.
     """
-    c = counts(cfg, convention)
-    return c.total + (c.embedding if embeddings else 0.0)
+    return _definition("granularity", cfg, convention)
 
 
 @accepts_hf_config
-def active_params(cfg: ConfigLike, convention: str = "exact", *, embeddings: bool = False) -> float:
-    """Active parameters per token under ``convention`` (non-embedding unless ``embeddings``).
+def sparsity(cfg: ConfigLike, convention: str) -> float:
+    """Sparsity of ``cfg`` under one paper's definition (its adapter's role ``sparsity``).
 
     Parameters
     ----------
     cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    convention
+        The id of a paper with a ``sparsity`` role.
+
+    Raises
+    ------
+    ValueError
+        For a dense configuration or an unknown convention.
     """
-    c = counts(cfg, convention)
-    return c.active + (c.embedding if embeddings else 0.0)
-
-
-@accepts_hf_config
-def flops(cfg: ConfigLike, convention: str = "exact", *, training: bool = True) -> float:
-    """FLOPs per token under ``convention``: training (3 x forward) or forward.
-
-    For ``holistic`` training FLOPs per token are the paper's M. NaN for conventions whose
-    paper defines no FLOPs (comprehensive, constrained).
-
-    Parameters
-    ----------
-    cfg : MoEConfig or Hugging Face config (dict, path or directory)
-    """
-    return (3.0 if training else 1.0) * counts(cfg, convention).forward_flops
+    return _definition("sparsity", cfg, convention)
 
 
 @accepts_hf_config
@@ -186,8 +200,10 @@ __all__ = [
     "all_ratios",
     "counts",
     "flops",
+    "granularity",
     "names",
     "presets_table",
+    "sparsity",
     "table",
     "total_params",
 ]

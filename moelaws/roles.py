@@ -175,7 +175,7 @@ def out_of_range(ranges: Mapping[str, Range], **values: float | None) -> list[st
 
 MLA_CAVEAT = (
     "MLA attention: this paper's formula assumes multi-head attention; our generalisation "
-    "(arch module docstrings) is a stretch for DeepSeek-V3/Kimi-K2"
+    "(the paper's counting module docstring) is a stretch for DeepSeek-V3/Kimi-K2"
 )
 
 
@@ -235,6 +235,132 @@ class Convention:
     name: str
     count: Callable[[MoEConfig], Counts]
     note: str
+
+
+Answer = dict[str, float]
+"""A compute-optimal answer (:class:`ComputeOptimal`): ``own budget`` (the budget in the paper's
+own count), ``kappa`` (the paper's compute per token over 6·N_a), ``N_a``, ``D`` and
+``M or N_a (own count)``."""
+
+
+@dataclass(frozen=True)
+class ComputeOptimal:
+    """A paper's compute-optimal answer for a training budget
+    (:mod:`moelaws.compare.compute_optimal`).
+
+    Attributes
+    ----------
+    count
+        How the paper counts the compute it is handed (one line).
+    own
+        ``own(compute, total_params, design)``: the :data:`Answer` when handed ``compute`` in
+        its own count.
+    common
+        ``common(compute, total_params, design)``: the :data:`Answer` when handed the budget in
+        its own count that equals ``compute`` in the common count 6·N_a·D.
+    domain
+        ``domain(answer, total_params)``: the quantities of an answer to check against the
+        paper's fitted ranges, ``{quantity: value}``.
+    design
+        ``design(compute)``: the architecture the paper designs for a budget in its own count,
+        or ``None`` where its law fixes none. The cross-paper view passes the first paper's
+        design to ``own`` and ``common`` as a stand-in, for papers that need an architecture to
+        count on (``None`` if no paper designs one).
+    """
+
+    count: str
+    own: Callable[[float, float, Callable[[float], MoEConfig] | None], Answer]
+    common: Callable[[float, float, Callable[[float], MoEConfig] | None], Answer]
+    domain: Callable[[Answer, float], dict[str, float]]
+    design: Callable[[float], MoEConfig] | None = None
+
+
+@dataclass(frozen=True)
+class GranularityPrice:
+    """What a paper's law says a granularity costs
+    (:func:`moelaws.compare.granularity.cross_costs`).
+
+    Attributes
+    ----------
+    optimum
+        ``optimum(context)``: the law's optimal granularity in the paper's definition.
+    value
+        ``value(G, context)``: the law's figure of merit at granularity G (own definition).
+    cost
+        ``cost(at_own_optimum, at_other)``: the cost of moving from the optimum to another G.
+    unit
+        What the cost is measured in.
+
+    ``context`` holds the comparison's operating point (``N``, ``Na``, ``S``, ``A``, ``C``);
+    each law reads the quantities it has.
+    """
+
+    optimum: Callable[[Mapping[str, float]], float]
+    value: Callable[[float, Mapping[str, float]], float]
+    cost: Callable[[float, float], float]
+    unit: str
+
+
+@dataclass(frozen=True)
+class Granularity:
+    """A paper's expert granularity: its definition, and where the paper fixed it
+    (:func:`moelaws.conventions.granularity`, :mod:`moelaws.compare.granularity`).
+
+    Attributes
+    ----------
+    of
+        The paper's granularity of a configuration.
+    definition, column
+        The definition in words (with the paper's section) and as a short column label.
+    per_width
+        ``per_width(w)``: the granularity over ``x = d/d_e`` at activated expert width
+        ``w = (activated experts)·d_e/d`` (a width ratio is a constant multiple of x; a
+        number of activated experts is ``w·x``).
+    widths
+        ``widths()``: the activated widths w of the paper's granularity experiments (a
+        series) and where they are read from.
+    optima
+        ``optima()``: the paper's optimal granularity in its own definition, one dict per
+        optimum with ``label``, ``optimum (own definition)`` and ``how``.
+    fitted_range
+        ``fitted_range()``: the granularities the paper's law was fitted on, ``(low, high)``
+        (a single point where it was fitted at one granularity).
+    sweep_sparsity
+        ``sweep_sparsity()``: the sparsity measure of the paper's granularity sweep, its values
+        (a series) and their source; ``None`` where the paper did not sweep granularity.
+    price
+        What the paper's law says a granularity costs, or ``None`` where it has no law of G.
+    """
+
+    of: Callable[[MoEConfig], float]
+    definition: str
+    column: str
+    per_width: Callable[[float], float]
+    widths: Callable[[], tuple[pd.Series, str]]
+    optima: Callable[[], list[dict[str, Any]]]
+    fitted_range: Callable[[], tuple[float, float]]
+    sweep_sparsity: Callable[[], tuple[str, pd.Series, str]] | None = None
+    price: GranularityPrice | None = None
+
+
+@dataclass(frozen=True)
+class MLARecount:
+    """A paper's attention FLOPs with MLA counted by its real weights, and what its law then
+    says (:mod:`moelaws.compare.mla`).
+
+    Attributes
+    ----------
+    attention_flops
+        Forward attention FLOPs per token under the paper's convention, MLA attention counted
+        by its real projection weights (equal to the convention's own count without MLA).
+    row
+        ``row(cfg, tokens, attention_flops)``: the paper's law evaluated with this attention
+        count, ``{name: value}`` (``tokens`` is NaN when unknown; compute-dependent values are
+        then NaN).
+    """
+
+    attention_flops: Callable[[MoEConfig], float]
+    row: Callable[[MoEConfig, float, float], dict[str, float]]
 
 
 @dataclass(frozen=True)
@@ -314,7 +440,14 @@ class Paper:
     Roles (``None`` where the paper has none)
         ``claims`` (the registered :class:`~moelaws.claim.Claim` list), ``convention`` (its
         counting convention), ``ratios`` (its named ratios of a configuration, for
-        :func:`moelaws.conventions.all_ratios`), ``recommend`` (its recommendation for a
+        :func:`moelaws.conventions.all_ratios`), ``granularity`` (its expert granularity:
+        definition, experiments and optimum, :class:`Granularity`, for
+        :func:`moelaws.conventions.granularity` and :mod:`moelaws.compare.granularity`),
+        ``sparsity`` (its sparsity of a configuration, for
+        :func:`moelaws.conventions.sparsity`),
+        ``compute_optimal`` (its compute-optimal answer for a training budget,
+        :class:`ComputeOptimal`), ``mla`` (its attention FLOPs with MLA counted by its real weights,
+        :class:`MLARecount`), ``recommend`` (its recommendation for a
         :class:`Budget`), ``fitted_ranges`` (where its law was
         fitted, ``{quantity: Range}``), ``verdict`` (what its law says about a configuration
         trained on a number of tokens, a flat dict), ``card`` (its row of the conventions
@@ -332,6 +465,10 @@ class Paper:
     claims: Callable[[], list[Claim]] | None = None
     convention: Convention | None = None
     ratios: Callable[[MoEConfig], dict[str, float]] | None = None
+    granularity: Granularity | None = None
+    sparsity: Callable[[MoEConfig], float] | None = None
+    mla: MLARecount | None = None
+    compute_optimal: ComputeOptimal | None = None
     recommend: Callable[[Budget], Recommendation] | None = None
     fitted_ranges: Callable[[], dict[str, Range]] | None = None
     verdict: Callable[[MoEConfig, float | None], dict[str, Any]] | None = None
@@ -347,11 +484,16 @@ class Paper:
 
 __all__ = [
     "NAN",
+    "Answer",
     "Budget",
     "CalculatorBlock",
     "Card",
+    "ComputeOptimal",
     "Convention",
     "DataTable",
+    "Granularity",
+    "GranularityPrice",
+    "MLARecount",
     "Paper",
     "Range",
     "Recommendation",

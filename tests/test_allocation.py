@@ -11,6 +11,7 @@ import pytest
 from moelaws import allocation as al
 from moelaws import arch, conventions
 from moelaws.allocation import checks, extended_loss, toy
+from moelaws.allocation.counting import expert_attention_ratio
 from moelaws.leverage.tables import load_configs
 
 S4 = np.array([14 / 17, 30 / 33, 62 / 65, 126 / 129])
@@ -24,7 +25,7 @@ def test_sparsity_from_experts_matches_paper_and_arch():
     np.testing.assert_allclose(al.sparsity_from_experts([17, 33, 65, 129]), S4)
     cfg = arch.MoEConfig(n_layers=2, d_model=64, n_heads=4, n_experts=32, top_k=2, n_shared=1,
                          d_expert=32)
-    assert al.sparsity_from_experts(33) == pytest.approx(arch.sparsity(cfg, "allocation"))
+    assert al.sparsity_from_experts(33) == pytest.approx(conventions.sparsity(cfg, "allocation"))
 
 
 @pytest.mark.parametrize("e, a", [(4, 5), (4, 0), (float("nan"), 3)])
@@ -248,7 +249,7 @@ def test_flops_split_matches_arch():
     s = al.flops_split(cfg)
     c = conventions.counts(cfg, "allocation")
     assert s["C_A"] == c.attention_flops and s["C_E"] == c.ffn_flops
-    assert s["r"] == pytest.approx(arch.expert_attention_ratio(cfg))
+    assert s["r"] == pytest.approx(expert_attention_ratio(cfg))
     assert s["expert_share"] == pytest.approx(s["r"] / (1 + s["r"]))
     assert s["S"] == pytest.approx(1 - 3 / 17)
     # by hand: per layer C_A = 128*(8*64 + 4*64) = 98304, C_E = 2*64*16 + 18*64*64 = 75776
@@ -316,7 +317,7 @@ def test_table12_config_and_flops():
     row = al.leverage_table12().iloc[6]
     cfg = al.table12_config(row)
     assert (cfg.d_model, cfg.d_expert, cfg.n_kv_heads) == (512, 512, 2)
-    assert arch.sparsity(cfg, "allocation") == pytest.approx(62 / 65)
+    assert conventions.sparsity(cfg, "allocation") == pytest.approx(62 / 65)
     f = al.table12_flops()
     assert len(f) == 30
     assert f["r"].min() == pytest.approx(0.2097, abs=1e-3)

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from moelaws import arch, conventions
+from moelaws.allocation.counting import expert_attention_ratio
 from moelaws.arch import MLA, MoEConfig
 
 TINY = MoEConfig(n_layers=2, d_model=8, n_heads=2, n_kv_heads=1, d_ff=16, n_experts=4, top_k=2,
@@ -78,7 +79,7 @@ def test_leverage_and_allocation_flops_by_hand() -> None:
     assert alloc.attention_flops == 2 * attn
     assert alloc.ffn_flops == 2 * (2 * 16 * 8 + 6 * 16 * 8 * 3)
     ratio = alloc.ffn_flops / alloc.attention_flops
-    assert arch.expert_attention_ratio(cfg) == pytest.approx(ratio)
+    assert expert_attention_ratio(cfg) == pytest.approx(ratio)
 
 
 def test_mla_attention_weights_of_deepseek_v3() -> None:
@@ -95,18 +96,18 @@ def test_dense_model_counts() -> None:
     assert arch.total_params(cfg) == arch.active_params(cfg)
     assert arch.activation_ratio(cfg) == 1.0
     with pytest.raises(ValueError, match="dense"):
-        arch.granularity(cfg)
+        conventions.granularity(cfg, "leverage")
 
 
 def test_ratios_of_moe_mini() -> None:
     cfg = arch.preset("MoE-mini")
     assert arch.activation_ratio(cfg) == pytest.approx(13 / 385)
-    assert arch.granularity(cfg, "leverage") == pytest.approx(2 * 2048 / 384)
-    assert arch.granularity(cfg, "comprehensive") == 13
-    assert arch.granularity(cfg, "constrained") == pytest.approx(2048 / 384)
+    assert conventions.granularity(cfg, "leverage") == pytest.approx(2 * 2048 / 384)
+    assert conventions.granularity(cfg, "comprehensive") == 13
+    assert conventions.granularity(cfg, "constrained") == pytest.approx(2048 / 384)
     assert arch.sharing_ratio(cfg) == pytest.approx(1 / 13)
-    assert arch.sparsity(cfg, "constrained") == 32
-    assert arch.sparsity(cfg, "allocation") == pytest.approx(1 - 13 / 385)
+    assert conventions.sparsity(cfg, "constrained") == 32
+    assert conventions.sparsity(cfg, "allocation") == pytest.approx(1 - 13 / 385)
 
 
 def test_allocation_sparsity_matches_the_papers_setup() -> None:
@@ -115,7 +116,7 @@ def test_allocation_sparsity_matches_the_papers_setup() -> None:
     for total, s in expected.items():
         cfg = MoEConfig(n_layers=1, d_model=8, n_heads=1, n_experts=total - 1, top_k=2,
                         n_shared=1, d_expert=4)
-        assert arch.sparsity(cfg, "allocation") == pytest.approx(s, abs=5e-5)
+        assert conventions.sparsity(cfg, "allocation") == pytest.approx(s, abs=5e-5)
 
 
 def test_sliding_window_layers_see_only_their_window() -> None:
@@ -196,9 +197,9 @@ def test_unknown_convention_and_preset() -> None:
     with pytest.raises(ValueError, match="preset"):
         arch.preset("GPT-5")
     with pytest.raises(ValueError, match="convention"):
-        arch.granularity(TINY, "holistic")
+        conventions.granularity(TINY, "holistic")
     with pytest.raises(ValueError, match="convention"):
-        arch.sparsity(TINY, "leverage")
+        conventions.sparsity(TINY, "leverage")
 
 
 def test_from_dict_round_trip_and_errors() -> None:
@@ -232,24 +233,24 @@ def test_every_preset_counts_under_every_convention() -> None:
 def test_expert_attention_ratio_of_mla_models_under_three_readings() -> None:
     v3, kimi = arch.preset("DeepSeek-V3"), arch.preset("Kimi-K2")
     # convention: every MLA head a full 192-wide K/Q/V head, C_A inflated
-    assert arch.expert_attention_ratio(v3) == pytest.approx(0.439, abs=1e-3)
+    assert expert_attention_ratio(v3) == pytest.approx(0.439, abs=1e-3)
     # App. C literally with d = d_model: 8·d² + 4·n_ctx·d per layer
     d = 7168
     c_e = conventions.counts(v3, "allocation").ffn_flops
-    assert arch.expert_attention_ratio(v3, attention="d_model") == pytest.approx(
+    assert expert_attention_ratio(v3, attention="d_model") == pytest.approx(
         c_e / (61 * (8 * d * d + 4 * 4096 * d)))
     # the real MLA attention: 2 x projection weights + 2·n_h·(192 + 128) per key
     real = 61 * (2 * arch.attention_weights(v3, norms=False) + 2 * 128 * 320 * 4096)
-    assert arch.expert_attention_ratio(v3, attention="exact") == pytest.approx(c_e / real)
-    assert arch.expert_attention_ratio(v3, attention="exact") == pytest.approx(1.12, abs=0.01)
-    assert arch.expert_attention_ratio(kimi, attention="exact") == pytest.approx(2.16, abs=0.01)
+    assert expert_attention_ratio(v3, attention="exact") == pytest.approx(c_e / real)
+    assert expert_attention_ratio(v3, attention="exact") == pytest.approx(1.12, abs=0.01)
+    assert expert_attention_ratio(kimi, attention="exact") == pytest.approx(2.16, abs=0.01)
     # grouped-query attention with n_h·d_head = d_model: the three readings agree
     mixtral = arch.preset("Mixtral-8x7B")
-    r = {a: arch.expert_attention_ratio(mixtral, attention=a)
+    r = {a: expert_attention_ratio(mixtral, attention=a)
          for a in ("convention", "d_model", "exact")}
     assert r["convention"] == pytest.approx(r["d_model"]) == pytest.approx(r["exact"])
     with pytest.raises(ValueError, match="attention"):
-        arch.expert_attention_ratio(v3, attention="mla")
+        expert_attention_ratio(v3, attention="mla")
 
 
 @pytest.mark.parametrize("field", ["tie_embeddings", "attention_bias", "expert_bias",

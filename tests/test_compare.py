@@ -14,8 +14,9 @@ from moelaws import comprehensive as cl
 from moelaws import constrained as con
 from moelaws import holistic as h
 from moelaws import leverage as lev
-from moelaws.arch.counting import comprehensive_counts
+from moelaws.allocation.counting import expert_attention_ratio
 from moelaws.compare import counting, recommend, regimes, tokens, verdicts
+from moelaws.comprehensive.counting import comprehensive_counts
 from moelaws.constrained import paper as constrained_paper
 
 # --- tokens and fitted ranges ----------------------------------------------------------------
@@ -140,7 +141,7 @@ def test_allocation_verdict_is_eq1() -> None:
     C = split["training_flops_per_token"] * 5e12
     assert row["S"] == pytest.approx(1 - 8 / 64)
     assert row["r*"] == pytest.approx(float(al.optimal_ratio(C, 1 - 8 / 64)))
-    assert row["r = C_E/C_A"] == pytest.approx(arch.expert_attention_ratio(cfg))
+    assert row["r = C_E/C_A"] == pytest.approx(expert_attention_ratio(cfg))
 
 
 def test_dense_configurations_are_rejected() -> None:
@@ -299,7 +300,7 @@ def test_counts_report_equals_arch_counts() -> None:
     assert data["counts"]["constrained"]["forward_flops"] is None
     assert data["ratios"]["s = n_exp/n_topk (constrained)"] == 4.0
     assert np.isclose(data["ratios"]["r = C_E/C_A (allocation)"],
-                      arch.expert_attention_ratio(cfg))
+                      expert_attention_ratio(cfg))
     json.dumps(data, allow_nan=False)
 
 
@@ -315,7 +316,7 @@ def test_convention_card_values_come_from_arch() -> None:
     assert table.loc["comprehensive", "N_a (B)"] == pytest.approx(
         conventions.counts(cfg, "comprehensive").active / 1e9)
     assert table.loc["allocation", "r / sparsity value"] == pytest.approx(
-        arch.expert_attention_ratio(cfg))
+        expert_attention_ratio(cfg))
     assert table.loc["constrained", "G value"] == 3.5
     with pytest.raises(ValueError, match="dense"):
         card.convention_card(arch.preset("Dense-6.1B"))

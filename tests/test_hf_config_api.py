@@ -20,8 +20,10 @@ import pandas as pd
 import pytest
 
 from moelaws import allocation, arch, conventions, papers
+from moelaws.allocation.counting import expert_attention_ratio
 from moelaws.arch.hf_config import HF_CONFIG_PARAMETER
 from moelaws.compare import card, counting, recommend, verdicts
+from moelaws.holistic.counting import holistic_ratios
 
 HF_DIR = Path(__file__).resolve().parents[1] / "moelaws" / "data" / "hf_configs"
 MODELS = ("Mixtral-8x7B-v0.1", "DeepSeek-V3")
@@ -55,11 +57,11 @@ CALLS: dict[str, Callable[[Any], Any]] = {
     "conventions.active_params": lambda x: conventions.active_params(x, "holistic"),
     "conventions.flops": lambda x: conventions.flops(x, "allocation", training=False),
     "arch.activation_ratio": arch.activation_ratio,
-    "arch.granularity": lambda x: arch.granularity(x, "comprehensive"),
+    "conventions.granularity": lambda x: conventions.granularity(x, "comprehensive"),
     "arch.sharing_ratio": arch.sharing_ratio,
-    "arch.sparsity": lambda x: arch.sparsity(x, "allocation"),
-    "arch.holistic_ratios": arch.holistic_ratios,
-    "arch.expert_attention_ratio": arch.expert_attention_ratio,
+    "conventions.sparsity": lambda x: conventions.sparsity(x, "allocation"),
+    "holistic.holistic_ratios": holistic_ratios,
+    "allocation.expert_attention_ratio": expert_attention_ratio,
     "conventions.all_ratios": conventions.all_ratios,
     "conventions.table": conventions.table,
     "conventions.presets_table": lambda x: conventions.presets_table([x]).reset_index(drop=True),
@@ -77,8 +79,8 @@ CALLS: dict[str, Callable[[Any], Any]] = {
 DOCUMENTED = [
     arch.attention_weights, arch.expert_weights, arch.router_weights, arch.embedding_params,
     arch.counts, arch.total_params, arch.active_params, arch.flops, arch.activation_ratio,
-    arch.granularity, arch.sharing_ratio, arch.sparsity, arch.holistic_ratios,
-    arch.expert_attention_ratio, arch.as_config, conventions.counts, conventions.total_params,
+    conventions.granularity, arch.sharing_ratio, conventions.sparsity, holistic_ratios,
+    expert_attention_ratio, arch.as_config, conventions.counts, conventions.total_params,
     conventions.active_params, conventions.flops, conventions.all_ratios, conventions.table,
     counting.counts_report, card.convention_card, recommend.arch_checks,
     verdicts.require_moe, verdicts.caveats, allocation.flops_split,

@@ -44,7 +44,9 @@ PACKAGES = ("leverage", "holistic", "comprehensive", "constrained", "allocation"
 
 MODULES = ("fit", "rounding", "sliders", "charts", "validation", "vega_expr", "papers",
            "paper_data", "data_tables", "leverage.data_tables", "holistic.data_tables",
-           "comprehensive.data_tables", "constrained.data_tables", "interactive_tables", "glue",
+           "comprehensive.data_tables", "constrained.data_tables", "leverage.counting",
+           "holistic.counting", "comprehensive.counting", "constrained.counting",
+           "allocation.counting", "conventions", "interactive_tables", "glue",
            "threads", "notebook_export", "compare.calculator", "compare.card",
            "compare.compute_optimal", "compare.counting", "compare.granularity", "compare.mla",
            "compare.recommend", "compare.regimes", "compare.report", "compare.tokens",
@@ -180,6 +182,7 @@ def _per_function() -> dict[str, dict[str, Any]]:
         "compare.compute_optimal.split": {
             "quantity": "N", "paper_a": "leverage", "value_a_own": 2.0, "value_a_common": 1.5,
             "paper_b": "holistic", "value_b_own": 1.0, "value_b_common": 1.2},
+        "conventions.sparsity": {"convention": "constrained"},
         "compare.granularity.translate": {"value": 8.0, "source": "leverage",
                                           "target": "comprehensive", "w": 3.0},
         "compare.recommend.not_applicable": {"paper": "leverage", "reason": "no budget",

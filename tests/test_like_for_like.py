@@ -9,8 +9,8 @@ import pytest
 
 from moelaws import arch, conventions, papers
 from moelaws import comprehensive as cl
-from moelaws.arch.counting import comprehensive_counts
 from moelaws.compare import compute_optimal, granularity, mla, verdicts
+from moelaws.comprehensive.counting import comprehensive_counts
 from moelaws.comprehensive.law import constants
 from moelaws.comprehensive.tables import industrial_models
 from moelaws.leverage.law import TABLE6
@@ -36,11 +36,11 @@ def test_translate_through_the_expert_width() -> None:
     # DeepSeek-V3: d/d_e = 3.5, 8 routed + 1 shared active: w = 9·2048/7168.
     cfg = arch.preset("DeepSeek-V3")
     w = (cfg.top_k + cfg.n_shared) * cfg.d_expert / cfg.d_model
-    lev_g = arch.granularity(cfg, "leverage")
+    lev_g = conventions.granularity(cfg, "leverage")
     assert granularity.translate(lev_g, "leverage", "comprehensive", w) == pytest.approx(
-        arch.granularity(cfg, "comprehensive"))
+        conventions.granularity(cfg, "comprehensive"))
     assert granularity.translate(lev_g, "leverage", "constrained", w) == pytest.approx(
-        arch.granularity(cfg, "constrained"))
+        conventions.granularity(cfg, "constrained"))
     back = granularity.translate(granularity.translate(5.0, "comprehensive", "leverage", 3.0),
                                  "leverage", "comprehensive", 3.0)
     assert back == pytest.approx(5.0)
@@ -196,9 +196,9 @@ def test_mla_recount_moves_only_mla_models() -> None:
     for name, cfg in arch.PRESETS.items():
         if not cfg.is_moe or cfg.mla is not None:
             continue
-        assert mla.allocation_attention_flops(cfg) == pytest.approx(
+        assert mla.attention_flops(cfg, "allocation") == pytest.approx(
             conventions.counts(cfg, "allocation").attention_flops, rel=1e-12), name
-        assert mla.leverage_attention_flops(cfg) == pytest.approx(
+        assert mla.attention_flops(cfg, "leverage") == pytest.approx(
             conventions.counts(cfg, "leverage").attention_flops, rel=1e-12), name
 
 
@@ -208,15 +208,15 @@ def test_deepseek_mla_attention_by_hand() -> None:
     weights = (7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256
                + 128 * 128 * 7168)
     mixing = 2 * 4096 * 128 * 192 + 2 * 4096 * 128 * 128
-    assert mla.allocation_attention_flops(ds) / 61 == pytest.approx(2 * weights + mixing,
+    assert mla.attention_flops(ds, "allocation") / 61 == pytest.approx(2 * weights + mixing,
                                                                      rel=1e-12)
     assert 2 * weights + mixing == pytest.approx(0.709e9, rel=2e-3)
     # App. I: no output projection, printed 4·s·d context term.
     lev_layer = 2 * (weights - 128 * 128 * 7168) + 4 * 4096 * 7168
-    assert mla.leverage_attention_flops(ds) / 61 == pytest.approx(lev_layer, rel=1e-12)
+    assert mla.attention_flops(ds, "leverage") / 61 == pytest.approx(lev_layer, rel=1e-12)
     # Read as d·n_h·d_head, App. C counts 2.55x this attention.
-    assert conventions.counts(ds, "allocation").attention_flops / mla.allocation_attention_flops(
-        ds) == pytest.approx(2.553, abs=2e-3)
+    assert conventions.counts(ds, "allocation").attention_flops / mla.attention_flops(
+        ds, "allocation") == pytest.approx(2.553, abs=2e-3)
 
 
 def test_mla_recount_changes_the_allocation_headline() -> None:

@@ -197,20 +197,6 @@ def test_shared_modules_name_no_paper(module: str) -> None:
     assert named == [] and imported == [], (named, imported)
 
 
-PAPER_NAMING_LEFT: dict[str, frozenset[str]] = {
-    # each paper's counting formula and ratio conventions (issue 26: to move into its folder)
-    "arch/counting.py": frozenset({"leverage", "holistic", "comprehensive", "constrained",
-                                   "allocation"}),
-    "arch/ratios.py": frozenset({"leverage", "comprehensive", "constrained", "allocation"}),
-    # comparisons of two or three named papers' formulas
-    "compare/compute_optimal.py": frozenset({"leverage", "holistic", "comprehensive"}),
-    "compare/granularity.py": frozenset({"leverage", "comprehensive", "constrained"}),
-    "compare/mla.py": frozenset({"leverage", "allocation"}),
-}
-"""Modules outside a paper's folder that still name it (by its id or by importing its
-package); the list may only shrink (issue 26: the registry is the only list of papers)."""
-
-
 def _own_folder(path: Path) -> str | None:
     parts = path.relative_to(ROOT / "moelaws").parts
     if parts[0] == "arch" and parts[-1] in ("paper.py", "claims.py"):
@@ -234,13 +220,15 @@ def _papers_named(path: Path) -> set[str]:
     return named
 
 
-def test_no_new_module_outside_a_paper_folder_names_the_paper() -> None:
+def test_no_module_outside_a_paper_folder_names_the_paper() -> None:
+    """Outside its folder a paper is reached only through the registry: no module names its
+    id or imports its package (issue 26)."""
     found = {}
     for path in sorted((ROOT / "moelaws").rglob("*.py")):
         named = _papers_named(path) - {_own_folder(path)}
         if named:
             found[path.relative_to(ROOT / "moelaws").as_posix()] = frozenset(named)
-    assert found == PAPER_NAMING_LEFT
+    assert found == {}
 
 
 # --- one entry point for toy training ---------------------------------------------------------

@@ -24,10 +24,10 @@ import numpy as np
 import pandas as pd
 
 from moelaws.allocation._domain import Array, check_compute
+from moelaws.allocation.counting import allocation_counts
 from moelaws.allocation.design import flops_split
 from moelaws.allocation.law import compute_for_ratio, optimal_ratio
 from moelaws.arch import MoEConfig
-from moelaws.arch.counting import allocation_counts
 from moelaws.paper_data import read_csv
 from moelaws.validation import positive
 

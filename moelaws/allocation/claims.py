@@ -15,6 +15,7 @@ import numpy as np
 
 from moelaws import arch
 from moelaws.allocation import checks, derivation, extended_loss, law
+from moelaws.allocation.counting import sparsity
 from moelaws.claim import Claim
 
 P = "allocation"
@@ -31,7 +32,7 @@ def _sparsity_of_config(n_experts_total: int) -> float:
         n_layers=8, d_model=512, n_heads=8, n_experts=n_experts_total - 1, top_k=2, n_shared=1,
         d_expert=512,
     )
-    return 100.0 * arch.sparsity(cfg, "allocation")
+    return 100.0 * sparsity(cfg)
 
 
 def _lr_truncated(label: str) -> float:
@@ -97,7 +98,7 @@ CLAIMS: list[Claim] = [
         Claim(
             P, f"App. B.1, E = {e}", "sparsity S = (E − E_act)/E with 1 shared + 2 routed "
             "active (%)", printed, (lambda e=e: _sparsity_of_config(e)),
-            explanation="Computed with arch.sparsity(cfg, 'allocation') for a config with "
+            explanation="Computed with moelaws.allocation.counting.sparsity(cfg) for a config with "
             f"{e - 1} routed experts and one shared expert.",
             kind="reproduction",
         )

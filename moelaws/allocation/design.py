@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import math
 
-from moelaws import arch
+from moelaws.allocation.counting import allocation_counts, expert_attention_ratio, sparsity
 from moelaws.arch import MoEConfig
-from moelaws.arch.counting import allocation_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 
 
@@ -35,10 +34,11 @@ def flops_split(cfg: ConfigLike) -> dict[str, float]:
     -------
     dict
         ``C_A`` and ``C_E`` (forward attention and expert FLOPs per token, router included in
-        ``C_E``), ``r = C_E/C_A`` (:func:`moelaws.arch.expert_attention_ratio`), the expert
-        share ``C_E/(C_A + C_E)``, the attention share of all forward FLOPs (logits
-        included), the sparsity ``S`` (:func:`moelaws.arch.sparsity`, convention
-        ``"allocation"``), and ``training_flops_per_token`` (3 x forward, logits included).
+        ``C_E``), ``r = C_E/C_A``
+        (:func:`moelaws.allocation.counting.expert_attention_ratio`), the expert share
+        ``C_E/(C_A + C_E)``, the attention share of all forward FLOPs (logits included), the
+        sparsity ``S`` (:func:`moelaws.allocation.counting.sparsity`), and
+        ``training_flops_per_token`` (3 x forward, logits included).
 
     Raises
     ------
@@ -49,10 +49,10 @@ def flops_split(cfg: ConfigLike) -> dict[str, float]:
     return {
         "C_A": c.attention_flops,
         "C_E": c.ffn_flops,
-        "r": arch.expert_attention_ratio(cfg),
+        "r": expert_attention_ratio(cfg),
         "expert_share": c.ffn_flops / (c.attention_flops + c.ffn_flops),
         "attention_share_with_logits": c.attention_flops / c.forward_flops,
-        "S": arch.sparsity(cfg, "allocation"),
+        "S": sparsity(cfg),
         "training_flops_per_token": 3.0 * c.forward_flops,
     }
 

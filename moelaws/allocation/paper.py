@@ -13,9 +13,14 @@ import math
 from typing import Any
 
 from moelaws import arch
+from moelaws.allocation.counting import (
+    allocation_counts,
+    expert_attention_ratio,
+    mla_attention_flops,
+    sparsity,
+)
 from moelaws.allocation.design import flops_split
 from moelaws.allocation.law import expert_fraction, optimal_ratio
-from moelaws.arch.counting import allocation_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 from moelaws.roles import (
     NAN,
@@ -23,6 +28,7 @@ from moelaws.roles import (
     CalculatorBlock,
     Card,
     Convention,
+    MLARecount,
     Paper,
     Range,
     Recommendation,
@@ -55,8 +61,8 @@ def ratios(cfg: ConfigLike) -> dict[str, float]:
     cfg : MoEConfig or Hugging Face config (dict, path or directory)
     """
     return {
-        "S = 1-E_act/E (allocation)": arch.sparsity(cfg, "allocation") if cfg.is_moe else 0.0,
-        "r = C_E/C_A (allocation)": arch.expert_attention_ratio(cfg),
+        "S = 1-E_act/E (allocation)": sparsity(cfg) if cfg.is_moe else 0.0,
+        "r = C_E/C_A (allocation)": expert_attention_ratio(cfg),
     }
 
 
@@ -122,9 +128,21 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     }
 
 
+def mla_row(cfg: arch.MoEConfig, tokens: float, attention_flops: float) -> dict[str, float]:
+    """Eq. 1 with the attention FLOPs ``attention_flops`` (C_A): r = C_E/C_A, the attention
+    share C_A/(C_A + C_E), and r/r* at the training compute 3·(C_A + C_E + logits)·D
+    (NaN for unknown ``tokens``)."""
+    c = allocation_counts(cfg)
+    r = c.ffn_flops / attention_flops
+    C = 3.0 * (attention_flops + c.ffn_flops + c.logits_flops) * tokens
+    r_star = float(optimal_ratio(C, sparsity(cfg))) if math.isfinite(C) else NAN
+    return {"r": r, "attention share": attention_flops / (attention_flops + c.ffn_flops),
+            "r/r*": r / r_star}
+
+
 def _card_values(cfg: arch.MoEConfig) -> dict[str, float]:
-    return {"G value": math.nan, "S value": arch.sparsity(cfg, "allocation"),
-            "r / sparsity value": arch.expert_attention_ratio(cfg)}
+    return {"G value": math.nan, "S value": sparsity(cfg),
+            "r / sparsity value": expert_attention_ratio(cfg)}
 
 
 def _toy_sweeps() -> dict:
@@ -143,6 +161,8 @@ PAPER = Paper(
     convention=Convention(
         ID, allocation_counts, "App. C: attention and expert forward FLOPs (router included)"),
     ratios=ratios,
+    sparsity=sparsity,
+    mla=MLARecount(mla_attention_flops, mla_row),
     recommend=recommend,
     fitted_ranges=fitted_ranges,
     verdict=verdict,

@@ -1,5 +1,7 @@
-"""One description of an MoE transformer, counted exactly and by each paper's formulas.
+"""One description of an MoE transformer, counted exactly, and the blocks every paper's
+counting convention is built from.
 
+Each paper's convention and ratios live in its folder (``moelaws/<paper>/counting.py``).
 Counting under a convention by name, every paper's ratios and the tables that put them side
 by side reach the papers through their registry: they are in :mod:`moelaws.conventions`.
 
@@ -30,14 +32,7 @@ from moelaws.arch.hf_config import (
     from_hf_config,
 )
 from moelaws.arch.presets import PRESETS, preset
-from moelaws.arch.ratios import (
-    activation_ratio,
-    expert_attention_ratio,
-    granularity,
-    holistic_ratios,
-    sharing_ratio,
-    sparsity,
-)
+from moelaws.arch.ratios import activation_ratio, sharing_ratio
 from moelaws.arch.vendor_check import vendor_check_summary, vendor_check_table
 from moelaws.validation import guard_public
 
@@ -55,17 +50,13 @@ __all__ = [
     "attention_weights",
     "counts",
     "embedding_params",
-    "expert_attention_ratio",
     "expert_weights",
     "flops",
     "from_hf_config",
-    "granularity",
     "hf_config",
-    "holistic_ratios",
     "preset",
     "router_weights",
     "sharing_ratio",
-    "sparsity",
     "total_params",
     "vendor_check",
     "vendor_check_summary",

@@ -1,14 +1,13 @@
-"""Parameter and FLOP counts of an :class:`~moelaws.arch.MoEConfig` under each paper's convention.
+"""Exact parameter and FLOP counts of an :class:`~moelaws.arch.MoEConfig`, and the building
+blocks every paper's counting convention is made of.
 
-The five papers count parameters and compute differently; each convention below applies one
-paper's formulas to a configuration. Where a paper's architecture family lacks a feature that
-a configuration has (shared experts, leading dense layers, MLA attention), the generalisation
-used is stated in the function's docstring. Each paper's adapter (:mod:`moelaws.papers`, role
-``convention``) names its function here. :func:`counts` and the functions built on it count
-exactly; :mod:`moelaws.conventions`, above the registry, counts under any convention by name.
+The papers count parameters and compute differently; each paper's convention lives in its own
+folder (``moelaws/<paper>/counting.py``, named by its adapter's role ``convention``) and is
+built from the blocks here (:func:`attention_weights`, :func:`expert_weights`,
+:func:`router_weights`, :func:`ffn_weights`, :func:`embedding_params`) and the :class:`Counts`
+record. This module knows one convention by name, ``exact``; :mod:`moelaws.conventions`,
+above the registry of papers, counts under any convention by name.
 
-Conventions
------------
 ``exact``
     The book's own count: every weight of a standard implementation (attention projections,
     FFNs, experts, router, RMSNorm weights, biases where the config has them). Forward FLOPs
@@ -17,27 +16,11 @@ Conventions
     accounting: no causal mask, every query sees all n_ctx keys; a sliding-window layer sees
     at most its window), plus the output logits (the head is counted although N excludes
     embeddings). Training compute per token is 3 x forward.
-``holistic``
-    Holistic paper, App. A Eq. 10-12 (= Eq. 3): N_a from attention, dense-FFN and activated
-    expert weights, N = N_a + inactive experts, M = 6·N_a + 6·S·N_q·d_qkv·L with S the
-    sequence length. Compute per token is M.
-``leverage``
-    Efficiency-leverage paper, App. I Eq. 10-12: forward FLOPs of attention (without the output
-    projection, as printed), FFN and logits; M = 3·C_fwd per token (C = M·D).
-``comprehensive``
-    Comprehensive paper, Eq. 2-3: N_a = (4·d_head·n_h + 3·G·d_expert)·d·l with G = n_k + n_s,
-    N = (4·d_head·n_h + 3·d_expert·(S·G + n_e))·d·l. Compute per token is N_a (App. G: C = D·N_a).
-``constrained``
-    Memory/inference-constrained paper, Eq. 1-2: N_total = l·d²·(4 + 3·n_exp/g) with
-    g = d/d_exp, N_active likewise with n_topk. The paper defines no compute.
-``allocation``
-    Expert-attention allocation paper, App. C: forward FLOPs of the attention block and of the
-    sparse MLP (router included), plus logits; training = 3 x forward.
 """
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from moelaws.arch.config import MoEConfig
@@ -59,9 +42,10 @@ class Counts:
         expert blocks (router included), and of the output logits. NaN where the paper
         defines no FLOPs.
     compute_per_token
-        What the paper multiplies by the number of training tokens D to get its compute C:
-        training FLOPs per token for holistic (M), leverage (M), allocation and exact; the
-        active parameter count for comprehensive (C = D·N_a); NaN for constrained.
+        What the convention multiplies by the number of training tokens D to get its compute
+        C: training FLOPs per token for the exact count and for most papers, the active
+        parameter count for a paper that counts compute in parameter-tokens (C = D·N_a), NaN
+        for a paper that defines no compute.
     """
 
     convention: str
@@ -168,7 +152,13 @@ def attention_keys_per_token(cfg: MoEConfig) -> float:
                  + cfg.n_sliding_layers * window)
 
 
-def _ffn_params(cfg: MoEConfig, experts_per_moe_layer: int, *, biases: bool) -> int:
+def ffn_weights(cfg: MoEConfig, experts_per_moe_layer: int, *, biases: bool) -> int:
+    """FFN and expert weights of all layers: the dense FFNs, ``experts_per_moe_layer`` routed
+    experts and the shared experts of every MoE layer (routers excluded).
+
+    ``experts_per_moe_layer`` is ``cfg.n_experts`` for the total count and ``cfg.top_k`` for
+    the active one; ``biases`` adds the expert biases where the config has them.
+    """
     dense = cfg.n_ffn_dense_layers * expert_weights(cfg, cfg.d_ff, biases=False)
     if not cfg.is_moe:
         return dense
@@ -185,157 +175,17 @@ def exact_counts(cfg: MoEConfig) -> Counts:
     attn = attention_weights(cfg)
     norms = cfg.d_model * (2 * cfg.n_layers + 1)
     router = cfg.n_moe_layers * router_weights(cfg)
-    total = cfg.n_layers * attn + _ffn_params(cfg, cfg.n_experts, biases=True) + router + norms
-    active = cfg.n_layers * attn + _ffn_params(cfg, cfg.top_k, biases=True) + router + norms
+    total = cfg.n_layers * attn + ffn_weights(cfg, cfg.n_experts, biases=True) + router + norms
+    active = cfg.n_layers * attn + ffn_weights(cfg, cfg.top_k, biases=True) + router + norms
     attn_matmul = attention_weights(cfg, biases=False, norms=False)
     mixing_per_key = 2.0 * cfg.n_heads * (cfg.attn_head_dim + cfg.value_head_dim)
     attention_flops = (cfg.n_layers * 2.0 * attn_matmul
                        + mixing_per_key * attention_keys_per_token(cfg))
     routers = cfg.n_moe_layers * router_weights(cfg, biases=False)
-    ffn_flops = 2.0 * (_ffn_params(cfg, cfg.top_k, biases=False) + routers)
+    ffn_flops = 2.0 * (ffn_weights(cfg, cfg.top_k, biases=False) + routers)
     logits = 2.0 * cfg.d_model * cfg.vocab_size
     return Counts(
         "exact", total, active, embedding_params(cfg), attention_flops, ffn_flops, logits,
-        3.0 * (attention_flops + ffn_flops + logits),
-    )
-
-
-def holistic_counts(cfg: MoEConfig) -> Counts:
-    """Holistic paper, App. A Eq. 10-12 (main-text Eq. 3).
-
-    N_a = 2·d·d_qkv·(N_q + N_kv)·L + 3·d·d_d·L_d + L_m·(K·3·d·d_m + 3·d·d_m),
-    N = N_a + 3·d·d_m·(N_e − K)·L_m, M = 6·N_a + 6·S·N_q·d_qkv·L (S: sequence length).
-
-    Generalisations: ``n_shared`` shared experts of width ``d_shared`` (the paper has exactly
-    one, of width d_m); MLA attention counted by its real projection weights, with
-    N_q·d_qkv read as n_heads·(qk head width).
-    """
-    attn = attention_weights(cfg, biases=False, norms=False)
-    active = cfg.n_layers * attn + _ffn_params(cfg, cfg.top_k, biases=False)
-    total = cfg.n_layers * attn + _ffn_params(cfg, cfg.n_experts, biases=False)
-    attention_flops = 2.0 * cfg.n_layers * attn + 2.0 * (
-        cfg.context_length * cfg.n_heads * cfg.attn_head_dim * cfg.n_layers
-    )
-    ffn_flops = 2.0 * _ffn_params(cfg, cfg.top_k, biases=False)
-    m = 6.0 * active + 6.0 * cfg.context_length * cfg.n_heads * cfg.attn_head_dim * cfg.n_layers
-    return Counts("holistic", total, active, 0.0, attention_flops, ffn_flops, 0.0, m)
-
-
-def leverage_counts(cfg: MoEConfig) -> Counts:
-    """Efficiency-leverage paper, App. I Eq. 10-12 (forward FLOPs; training = 3 x forward).
-
-    Per token and layer: attention 2·d²·(1 + 2/(n_h/n_kv)) + 4·s·d (no output projection, as
-    printed); dense FFN 6·d·d_ffn; MoE FFN 6·d·E_a·d_expert plus 4·d·d_shared per shared
-    expert (the factor 4, not 6, is as printed); logits 2·d·V once. M = 3·C_fwd per token,
-    so that C = M·D. Parameters (which App. I does not define) are the attention, FFN and
-    expert weight matrices.
-
-    Generalisation: d² is read as d·n_h·d_head (identical when n_h·d_head = d).
-    """
-    d, s = cfg.d_model, cfg.context_length
-    q_width = cfg.n_heads * cfg.attn_head_dim
-    attn_layer = 2.0 * d * q_width * (1 + 2 * cfg.kv_heads / cfg.n_heads) + 4.0 * s * d
-    attention_flops = cfg.n_layers * attn_layer
-    ffn_flops = 6.0 * d * cfg.d_ff * cfg.n_ffn_dense_layers
-    if cfg.is_moe:
-        per_layer = 6.0 * d * cfg.top_k * cfg.d_expert + 4.0 * d * cfg.shared_width * cfg.n_shared
-        ffn_flops += cfg.n_moe_layers * per_layer
-    logits = 2.0 * d * cfg.vocab_size
-    attn = attention_weights(cfg, biases=False, norms=False)
-    total = cfg.n_layers * attn + _ffn_params(cfg, cfg.n_experts, biases=False)
-    active = cfg.n_layers * attn + _ffn_params(cfg, cfg.top_k, biases=False)
-    return Counts(
-        "leverage", total, active, embedding_params(cfg), attention_flops, ffn_flops, logits,
-        3.0 * (attention_flops + ffn_flops + logits),
-    )
-
-
-def comprehensive_counts(cfg: MoEConfig, *, attention: str = "eq2") -> Counts:
-    """Comprehensive paper, Eq. 2-3.
-
-    N_a ≈ (4·d_head·n_h + 3·G·d_expert)·d_hidden·l with G = n_k + n_s, and
-    N ≈ (4·d_head·n_h + 3·d_expert·(S·G + n_e))·d_hidden·l with S·G = n_s. Compute per token
-    is N_a (App. G, C = D·N_a). Shared experts are taken to have width d_expert, as the
-    formula assumes.
-
-    Generalisation: leading dense layers contribute the attention term + 3·d·d_ffn each.
-
-    Parameters
-    ----------
-    attention
-        ``"eq2"`` (default): the attention term as printed, 4·d_head·n_h·d, the weight count
-        of the paper's own multi-head models; for MLA models d_head is then the query/key head
-        width, which counts MLA's compressed projections as full multi-head ones (DeepSeek-V3:
-        about 67B active instead of its 37B). ``"weights"``: the real attention projection
-        weights (:func:`attention_weights`, no norms or biases), identical to Eq. 2 for
-        multi-head attention and correct for grouped-query and MLA attention; the paper's
-        Table 4 uses the model-card sizes, which count attention this way.
-
-    Raises
-    ------
-    ValueError
-        For an unknown ``attention``.
-    """
-    if attention == "eq2":
-        per_layer_attention = 4 * cfg.attn_head_dim * cfg.n_heads * cfg.d_model
-    elif attention == "weights":
-        per_layer_attention = attention_weights(cfg, biases=False, norms=False)
-    else:
-        raise ValueError(f"attention must be 'eq2' or 'weights', got {attention!r}")
-    d, attn = cfg.d_model, per_layer_attention
-    dense = cfg.n_ffn_dense_layers * (attn + 3 * d * cfg.d_ff)
-    g = cfg.top_k + cfg.n_shared
-    active = dense + cfg.n_moe_layers * (attn + 3 * g * cfg.d_expert * d)
-    experts = cfg.n_shared + cfg.n_experts
-    total = dense + cfg.n_moe_layers * (attn + 3 * cfg.d_expert * experts * d)
-    nan = math.nan
-    return Counts("comprehensive", total, active, embedding_params(cfg), nan, nan, nan, active)
-
-
-def constrained_counts(cfg: MoEConfig) -> Counts:
-    """Memory/inference-constrained paper, Eq. 1-2: N ≈ l·d²·(4 + 3·n/g), g = d/d_exp.
-
-    Generalisations: shared experts count as experts that are always active (in both totals);
-    leading dense layers contribute 4·d² + 3·d·d_ffn. The paper defines no compute (NaN).
-    """
-    d = cfg.d_model
-    dense = cfg.n_ffn_dense_layers * (4 * d * d + 3 * d * cfg.d_ff)
-    moe = cfg.n_moe_layers
-    total = dense + moe * (4 * d * d + 3 * d * cfg.d_expert * (cfg.n_experts + cfg.n_shared))
-    active = dense + moe * (4 * d * d + 3 * d * cfg.d_expert * (cfg.top_k + cfg.n_shared))
-    nan = math.nan
-    return Counts("constrained", total, active, embedding_params(cfg), nan, nan, nan, nan)
-
-
-def allocation_counts(cfg: MoEConfig) -> Counts:
-    """Expert-attention allocation paper, App. C (forward FLOPs; training = 3 x forward).
-
-    Per token and layer: query projection 2·d²; key-value projection 4·d²/(n_h/n_kv);
-    attention weights 2·n_ctx·d; value application 2·n_ctx·d; output projection 2·d²; sparse
-    MLP 2·d·E + 3·2·d·d_expert·(top-k + n_shared); logits 2·d·V once.
-
-    The value-application term is printed as 2·n_ctx·d² per n_ctx tokens, which is not
-    dimensionally consistent with the attention-weights term; we read it as 2·n_ctx·d per
-    token (the same cost as the attention weights), a reconstruction. d² is read as
-    d·n_h·d_head. Leading dense layers count 6·d·d_ffn. Parameters (which App. C does not
-    define) are the attention, FFN, expert and router weight matrices.
-    """
-    d = cfg.d_model
-    q_width = cfg.n_heads * cfg.attn_head_dim
-    proj = 2.0 * d * q_width + 4.0 * d * q_width * cfg.kv_heads / cfg.n_heads + 2.0 * d * q_width
-    mixing = 2.0 * cfg.context_length * q_width * 2
-    attention_flops = cfg.n_layers * (proj + mixing)
-    ffn_flops = 6.0 * d * cfg.d_ff * cfg.n_ffn_dense_layers
-    if cfg.is_moe:
-        per_layer = 2.0 * d * cfg.n_experts + 6.0 * d * cfg.d_expert * (cfg.top_k + cfg.n_shared)
-        ffn_flops += cfg.n_moe_layers * per_layer
-    logits = 2.0 * d * cfg.vocab_size
-    attn = attention_weights(cfg, biases=False, norms=False)
-    router = cfg.n_moe_layers * router_weights(cfg, biases=False)
-    total = cfg.n_layers * attn + _ffn_params(cfg, cfg.n_experts, biases=False) + router
-    active = cfg.n_layers * attn + _ffn_params(cfg, cfg.top_k, biases=False) + router
-    return Counts(
-        "allocation", total, active, embedding_params(cfg), attention_flops, ffn_flops, logits,
         3.0 * (attention_flops + ffn_flops + logits),
     )
 
@@ -365,39 +215,70 @@ def counts(cfg: ConfigLike, convention: str = "exact") -> Counts:
     return exact_counts(cfg)
 
 
-@accepts_hf_config
-def total_params(cfg: ConfigLike, convention: str = "exact", *, embeddings: bool = False) -> float:
-    """Total parameters under ``convention`` (non-embedding unless ``embeddings``).
+def per_token_totals(
+    count: Callable[..., Counts],
+) -> tuple[Callable[..., float], Callable[..., float], Callable[..., float]]:
+    """``total_params``, ``active_params`` and ``flops`` over one way of counting by name.
+
+    The one definition of the three: :mod:`moelaws.arch` builds them over :func:`counts` (the
+    exact convention only), :mod:`moelaws.conventions` over its own ``counts`` (every paper's
+    convention, from the registry).
 
     Parameters
     ----------
-    cfg : MoEConfig or Hugging Face config (dict, path or directory)
+    count
+        ``count(cfg, convention)`` giving :class:`Counts`.
+
+    Returns
+    -------
+    tuple of callables
+        ``total_params(cfg, convention="exact", *, embeddings=False)``,
+        ``active_params(cfg, convention="exact", *, embeddings=False)`` and
+        ``flops(cfg, convention="exact", *, training=True)``.
     """
-    c = counts(cfg, convention)
-    return c.total + (c.embedding if embeddings else 0.0)
+
+    @accepts_hf_config
+    def total_params(cfg: ConfigLike, convention: str = "exact", *,
+                     embeddings: bool = False) -> float:
+        """Total parameters under ``convention`` (non-embedding unless ``embeddings``).
+
+        Parameters
+        ----------
+        cfg : MoEConfig or Hugging Face config (dict, path or directory)
+        """
+        c = count(cfg, convention)
+        return c.total + (c.embedding if embeddings else 0.0)
+
+    @accepts_hf_config
+    def active_params(cfg: ConfigLike, convention: str = "exact", *,
+                      embeddings: bool = False) -> float:
+        """Active parameters per token under ``convention`` (non-embedding unless
+        ``embeddings``).
+
+        Parameters
+        ----------
+        cfg : MoEConfig or Hugging Face config (dict, path or directory)
+        """
+        c = count(cfg, convention)
+        return c.active + (c.embedding if embeddings else 0.0)
+
+    @accepts_hf_config
+    def flops(cfg: ConfigLike, convention: str = "exact", *, training: bool = True) -> float:
+        """FLOPs per token under ``convention``: training (3 x forward) or forward.
+
+        NaN for a convention whose paper defines no FLOPs.
+
+        Parameters
+        ----------
+        cfg : MoEConfig or Hugging Face config (dict, path or directory)
+        """
+        return (3.0 if training else 1.0) * count(cfg, convention).forward_flops
+
+    made = (total_params, active_params, flops)
+    for fn in made:
+        fn.__module__ = count.__module__
+        fn.__qualname__ = fn.__name__
+    return made
 
 
-@accepts_hf_config
-def active_params(cfg: ConfigLike, convention: str = "exact", *, embeddings: bool = False) -> float:
-    """Active parameters per token under ``convention`` (non-embedding unless ``embeddings``).
-
-    Parameters
-    ----------
-    cfg : MoEConfig or Hugging Face config (dict, path or directory)
-    """
-    c = counts(cfg, convention)
-    return c.active + (c.embedding if embeddings else 0.0)
-
-
-@accepts_hf_config
-def flops(cfg: ConfigLike, convention: str = "exact", *, training: bool = True) -> float:
-    """FLOPs per token under ``convention``: training (3 x forward) or forward.
-
-    For ``holistic`` training FLOPs per token are the paper's M. NaN for conventions whose
-    paper defines no FLOPs (comprehensive, constrained).
-
-    Parameters
-    ----------
-    cfg : MoEConfig or Hugging Face config (dict, path or directory)
-    """
-    return (3.0 if training else 1.0) * counts(cfg, convention).forward_flops
+total_params, active_params, flops = per_token_totals(counts)

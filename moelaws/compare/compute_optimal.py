@@ -1,136 +1,57 @@
-"""The three compute-optimal answers in one FLOP count, and their disagreements split into
+"""The compute-optimal answers in one FLOP count, and their disagreements split into
 counting and substance.
 
-Asked for "C training FLOPs", the leverage paper (Table 5) reads C as ``M·D`` with M three
-times App. I's forward FLOPs per token (attention context terms and logits included), the
-holistic paper (Eq. 2, Sec. 7) as ``M·D`` with ``M = 6·N_a + 6·S·N_q·d_qkv·L`` at S = 8192,
-and the comprehensive paper (App. G) counts no FLOPs at all (``C = D·N_a``; we convert with
-``6·N_a·D``). The same number C therefore buys three different amounts of ``6·N_a·D``.
+Asked for "C training FLOPs", the papers with a compute-optimal answer (their adapter's role
+``compute_optimal``, :class:`moelaws.roles.ComputeOptimal`) read C in their own counts: the
+leverage paper (Table 5) as ``M·D`` with M three times App. I's forward FLOPs per token
+(attention context terms and logits included), the holistic paper (Eq. 2, Sec. 7) as ``M·D``
+with ``M = 6·N_a + 6·S·N_q·d_qkv·L`` at S = 8192, and the comprehensive paper (App. G)
+counts no FLOPs at all (``C = D·N_a``; we convert with ``6·N_a·D``). The same number C
+therefore buys different amounts of ``6·N_a·D``.
 
 :func:`answers` gives each paper's answer twice: *own* (the paper handed C in its own count,
 as ``recommend`` does) and *common* (the paper handed the budget in its own count that equals
 C in the common count ``6·N_a·D``, N_a the non-embedding active weights). The factor between
 the two budgets is ``κ = (paper's compute per token)/(6·N_a)`` of the architecture at that
-budget: the holistic design itself for the holistic paper; for the leverage paper, whose
-Table 5 fixes no architecture, the same holistic design counted by App. I at the leverage
-paper's own sequence length and vocabulary (our stand-in); exactly 1 for the comprehensive
-paper. κ is far from 1 at small budgets, where the attention context terms of the two FLOP
-counts weigh most. :func:`split` divides a ratio between two
-papers' own answers into the part due to counting (own ratio over common ratio) and the part
-due to substance (the common ratio: data, regime, fitted form).
+budget: the paper's own design where it gives one (the holistic paper's Sec. 7); for a paper
+whose law fixes no architecture (the leverage paper's Table 5), the first paper's design
+counted by the paper's own convention (our stand-in); exactly 1 for the comprehensive paper.
+κ is far from 1 at small budgets, where the attention context terms of the FLOP counts weigh
+most. :func:`split` divides a ratio between two papers' own answers into the part due to
+counting (own ratio over common ratio) and the part due to substance (the common ratio: data,
+regime, fitted form).
 """
 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from collections.abc import Callable
 
 import pandas as pd
+
+from moelaws import papers
+from moelaws.arch.config import MoEConfig
+from moelaws.compare.regimes import flags
 
 COMMON_COUNT = "6·N_a·D, N_a = non-embedding active weights"
 """The one FLOP count the answers are put in."""
 
-LEVERAGE_SEQ_LEN, LEVERAGE_VOCAB = 4096, 126_464
-"""The leverage paper's sequence length and vocabulary (App. D), at which we evaluate its
-App. I count on the stand-in architecture."""
+
+def own_counts() -> dict[str, str]:
+    """How each paper with a compute-optimal answer counts the compute it is handed, by id."""
+    return {p.id: p.compute_optimal.count for p in papers.having("compute_optimal")}
 
 
-def _kappa_leverage(compute_common: float) -> float:
-    """App. I's M over 6·N_a for the holistic design at this budget, at the leverage paper's
-    sequence length and vocabulary (Table 5 itself fixes no architecture)."""
-    from moelaws import conventions
-
-    _, rep = _kappa_holistic(compute_common)
-    cfg = rep.config.replace(context_length=LEVERAGE_SEQ_LEN, vocab_size=LEVERAGE_VOCAB)
-    lev = conventions.counts(cfg, "leverage")
-    return lev.compute_per_token / (6.0 * lev.active)
-
-
-@lru_cache(maxsize=64)
-def _kappa_holistic(compute: float) -> tuple[float, object]:
-    from moelaws.holistic import design_report
-
-    rep = design_report(compute)
-    return rep.M / (6.0 * rep.N_a), rep
-
-
-def _holistic(compute_common: float) -> dict[str, float]:
-    """Holistic answer whose realised ``6·N_a·D`` equals ``compute_common`` (fixed point)."""
-    own_budget = compute_common
-    for _ in range(20):
-        kappa, rep = _kappa_holistic(own_budget)
-        nxt = compute_common * kappa
-        if abs(nxt / own_budget - 1) < 1e-9:
-            break
-        own_budget = nxt
-    kappa, rep = _kappa_holistic(own_budget)
-    tokens = own_budget / rep.M
-    return {"own budget": own_budget, "kappa": kappa, "N_a": rep.N_a, "D": tokens,
-            "M or N_a (own count)": rep.M}
-
-
-def _leverage(compute_common: float) -> dict[str, float]:
-    from moelaws.leverage.budget import compute_optimal_allocation
-
-    kappa = _kappa_leverage(compute_common)
-    own_budget = compute_common * kappa
-    alloc = compute_optimal_allocation(own_budget, "moe")
-    return {"own budget": own_budget, "kappa": kappa, "N_a": float(alloc.M) / (6.0 * kappa),
-            "D": float(alloc.D), "M or N_a (own count)": float(alloc.M)}
-
-
-def _comprehensive(compute_common: float, total_params: float) -> dict[str, float]:
-    from moelaws.comprehensive.optima import compute_optimal_active
-    from moelaws.comprehensive.paper import COMPREHENSIVE_G, COMPREHENSIVE_S
-
-    c_pt = compute_common / 6.0
-    na = float(compute_optimal_active(c_pt, total_params, COMPREHENSIVE_G, COMPREHENSIVE_S))
-    return {"own budget": c_pt, "kappa": 1.0, "N_a": na, "D": c_pt / na,
-            "M or N_a (own count)": na}
-
-
-def _own(compute: float, total_params: float) -> dict[str, dict[str, float]]:
-    """Each paper handed ``compute`` in its own count (what ``recommend`` does)."""
-    from moelaws.comprehensive.optima import compute_optimal_active
-    from moelaws.comprehensive.paper import COMPREHENSIVE_G, COMPREHENSIVE_S
-    from moelaws.holistic import design_report
-    from moelaws.leverage.budget import compute_optimal_allocation
-
-    rep = design_report(compute)
-    kappa_lev = _kappa_leverage(compute)
-    alloc = compute_optimal_allocation(compute, "moe")
-    c_pt = compute / 6.0
-    na = float(compute_optimal_active(c_pt, total_params, COMPREHENSIVE_G, COMPREHENSIVE_S))
-    return {
-        "leverage": {"N_a": float(alloc.M) / (6.0 * kappa_lev), "D": float(alloc.D),
-                     "own budget": compute, "M or N_a (own count)": float(alloc.M),
-                     "kappa": kappa_lev},
-        "holistic": {"N_a": rep.N_a, "D": compute / rep.M, "own budget": compute,
-                     "M or N_a (own count)": rep.M, "kappa": rep.M / (6.0 * rep.N_a)},
-        "comprehensive": {"N_a": na, "D": c_pt / na, "own budget": c_pt,
-                          "M or N_a (own count)": na, "kappa": 1.0},
-    }
-
-
-OWN_COUNTS: dict[str, str] = {
-    "leverage": "C = M·D, M = 3 x App. I forward FLOPs (Table 5)",
-    "holistic": "C = M·D, M = 6N_a + 6·S·N_q·d_qkv·L, S = 8192 (Eq. 2-3)",
-    "comprehensive": "C = D·N_a parameter-tokens (App. G); FLOPs/6 by our conversion",
-}
-"""How each paper counts the compute it is handed."""
-
-
-def _domain_flags(paper: str, answer: dict[str, float], total_params: float) -> list[str]:
-    from moelaws.compare.regimes import flags
-
-    if paper == "comprehensive":
-        return flags(paper, N=total_params, D=answer["D"],
-                     **{"N_a/N": answer["N_a"] / total_params})
-    return flags(paper, C=answer["own budget"])
+def _stand_in() -> Callable[[float], MoEConfig] | None:
+    """The first paper's design for a budget, for papers whose law fixes no architecture."""
+    for paper in papers.having("compute_optimal"):
+        if paper.compute_optimal.design is not None:
+            return paper.compute_optimal.design
+    return None
 
 
 def answers(compute: float, total_params: float) -> pd.DataFrame:
-    """The three compute-optimal answers for one budget, in each paper's count and in one.
+    """The compute-optimal answers for one budget, in each paper's count and in one.
 
     Parameters
     ----------
@@ -143,13 +64,14 @@ def answers(compute: float, total_params: float) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Indexed by paper; columns ``own count``, ``κ = own compute per token / 6N_a``,
-        ``N_a own (B)``, ``D own (T)``, ``6·N_a·D own / C``, ``own budget for common C``,
-        ``N_a common (B)``, ``D common (T)``, ``6·N_a·D common / C``, and ``own inside
-        fitted domain``, ``common inside fitted domain`` (leverage and holistic: the budget
-        in their count within Tables 8-12's and Table 2's; comprehensive: N, D* and N_a*/N
-        within Table 8's). The leverage paper gives M, not N_a: its N_a is ``M/(6κ)`` with
-        the stand-in κ, ours. κ is the one of the common-count run.
+        Indexed by paper (those with a ``compute_optimal`` role, in reading order); columns
+        ``own count``, ``κ = own compute per token / 6N_a``, ``N_a own (B)``, ``D own (T)``,
+        ``6·N_a·D own / C``, ``own budget for common C``, ``N_a common (B)``,
+        ``D common (T)``, ``6·N_a·D common / C``, and ``own inside fitted domain``, ``common
+        inside fitted domain`` (leverage and holistic: the budget in their count within
+        Tables 8-12's and Table 2's; comprehensive: N, D* and N_a*/N within Table 8's). The
+        leverage paper gives M, not N_a: its N_a is ``M/(6κ)`` with the stand-in κ, ours. κ
+        is the one of the common-count run.
 
     Raises
     ------
@@ -160,22 +82,22 @@ def answers(compute: float, total_params: float) -> pd.DataFrame:
     for name, value in (("compute", compute), ("total_params", total_params)):
         if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
             raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    own = _own(compute, total_params)
-    common = {"leverage": _leverage(compute), "holistic": _holistic(compute),
-              "comprehensive": _comprehensive(compute, total_params)}
+    design = _stand_in()
     rows = []
-    for paper in ("leverage", "holistic", "comprehensive"):
-        o, c = own[paper], common[paper]
+    for paper in papers.having("compute_optimal"):
+        role = paper.compute_optimal
+        o = role.own(compute, total_params, design)
+        c = role.common(compute, total_params, design)
         rows.append({
-            "paper": paper, "own count": OWN_COUNTS[paper],
+            "paper": paper.id, "own count": role.count,
             "κ = own compute per token / 6N_a": c["kappa"],
             "N_a own (B)": o["N_a"] / 1e9, "D own (T)": o["D"] / 1e12,
             "6·N_a·D own / C": 6.0 * o["N_a"] * o["D"] / compute,
             "own budget for common C": c["own budget"],
             "N_a common (B)": c["N_a"] / 1e9, "D common (T)": c["D"] / 1e12,
             "6·N_a·D common / C": 6.0 * c["N_a"] * c["D"] / compute,
-            "own inside fitted domain": not _domain_flags(paper, o, total_params),
-            "common inside fitted domain": not _domain_flags(paper, c, total_params),
+            "own inside fitted domain": not flags(paper.id, **role.domain(o, total_params)),
+            "common inside fitted domain": not flags(paper.id, **role.domain(c, total_params)),
         })
     return pd.DataFrame(rows).set_index("paper")
 
@@ -248,7 +170,7 @@ def disagreement_table(compute: float, total_params: float,
     return pd.DataFrame(rows)
 
 
-__all__ = ["COMMON_COUNT", "OWN_COUNTS", "answers", "disagreement_table", "split"]
+__all__ = ["COMMON_COUNT", "answers", "disagreement_table", "own_counts", "split"]
 
 
 from moelaws.validation import guard_public  # noqa: E402

@@ -1,19 +1,14 @@
-"""The leverage and allocation counts with MLA attention counted by its real weights.
+"""The papers' FLOP counts with MLA attention counted by its real weights.
 
-The ``arch`` conventions ``"leverage"`` (App. I Eq. 10-12) and ``"allocation"`` (App. C) read
-the papers' ``d²`` attention terms as ``d·n_h·d_head``. For multi-head and grouped-query
-attention that is the real projection count; for MLA (DeepSeek-V3, Kimi-K2) it counts the
-compressed low-rank projections as full multi-head ones, the same trap the comprehensive
-paper's Eq. 2 sets (chapter 7). This module recounts the two papers' attention for MLA models
-by their real projection weights, leaving every other term as the paper prints it:
-
-* allocation (App. C): projections ``2 x`` the attention weights (query, key-value and output
-  paths) and context terms ``2·n_ctx·n_h·(d_qk + d_v)`` at the real head widths;
-* leverage (App. I): projections ``2 x`` the query and key-value path weights (App. I has no
-  output projection) and App. I's printed context term ``4·s·d``.
-
-For a configuration without MLA both are exactly the ``arch`` counts, so only MLA rows move.
-Eq. 1 (allocation) and Eq. 4 / Table 5 (leverage) are then evaluated on the recounted FLOPs.
+Some papers write attention FLOPs in ``d²`` (App. I of the efficiency-leverage paper, App. C
+of the allocation paper), which the package reads as ``d·n_h·d_head``. For multi-head and
+grouped-query attention that is the real projection count; for MLA (DeepSeek-V3, Kimi-K2) it
+counts the compressed low-rank projections as full multi-head ones, the same trap the
+comprehensive paper's Eq. 2 sets (chapter 7). Each such paper's adapter (role ``mla``,
+:class:`moelaws.roles.MLARecount`) recounts its attention for MLA models by the real
+projection weights, leaving every other term as the paper prints it, and evaluates its law on
+the recounted FLOPs; this module puts the papers side by side. For a configuration without
+MLA the recount is exactly the paper's own, so only MLA rows move.
 """
 
 from __future__ import annotations
@@ -23,60 +18,36 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from moelaws import arch, conventions
-from moelaws.allocation.law import optimal_ratio
+from moelaws import arch, papers
 from moelaws.arch.config import MoEConfig
-from moelaws.arch.counting import attention_weights
 from moelaws.compare.tokens import _preset_names, training_tokens
-from moelaws.leverage.budget import compute_optimal_allocation
-from moelaws.leverage.law import efficiency_leverage
 
 
-def _output_weights(cfg: MoEConfig) -> float:
-    return float(cfg.n_heads * cfg.value_head_dim * cfg.d_model)
-
-
-def allocation_attention_flops(cfg: MoEConfig) -> float:
-    """App. C forward attention FLOPs per token, MLA counted by its real weights.
+def attention_flops(cfg: MoEConfig, paper: str) -> float:
+    """A paper's forward attention FLOPs per token, MLA counted by its real weights.
 
     Parameters
     ----------
     cfg : MoEConfig
+    paper
+        The id of a paper with an ``mla`` role.
 
     Returns
     -------
     float
-        Over all layers: 2 x the attention projection weights plus the context terms
-        ``2·n_ctx·n_h·(d_qk + d_v)`` (App. C's attention weights and value application).
-        Equals ``allocation_counts(cfg).attention_flops`` without MLA.
+        Over all layers; equal to the paper's own convention's attention FLOPs
+        (``moelaws.conventions.counts(cfg, paper).attention_flops``) without MLA.
+
+    Raises
+    ------
+    ValueError
+        For a paper without an ``mla`` role.
     """
-    proj = 2.0 * attention_weights(cfg, biases=False, norms=False)
-    mixing = 2.0 * cfg.context_length * cfg.n_heads * (cfg.attn_head_dim + cfg.value_head_dim)
-    return cfg.n_layers * (proj + mixing)
-
-
-def leverage_attention_flops(cfg: MoEConfig) -> float:
-    """App. I (Eq. 10) forward attention FLOPs per token, MLA counted by its real weights.
-
-    Parameters
-    ----------
-    cfg : MoEConfig
-
-    Returns
-    -------
-    float
-        Over all layers: 2 x the query and key-value projection weights (App. I counts no
-        output projection) plus App. I's context term ``4·s·d``. Equals
-        ``leverage_counts(cfg).attention_flops`` without MLA.
-    """
-    if cfg.mla is None:
-        return float(conventions.counts(cfg, "leverage").attention_flops)
-    proj = 2.0 * (attention_weights(cfg, biases=False, norms=False) - _output_weights(cfg))
-    return cfg.n_layers * (proj + 4.0 * cfg.context_length * cfg.d_model)
+    return papers.get(paper, "mla").mla.attention_flops(cfg)
 
 
 def real_attention_row(cfg: MoEConfig, tokens: float | None) -> dict[str, float]:
-    """Allocation Eq. 1 and leverage Eq. 4 / Table 5 on the MLA-recounted FLOPs.
+    """Each paper's law on its printed attention count and on the MLA-recounted one.
 
     Parameters
     ----------
@@ -88,34 +59,21 @@ def real_attention_row(cfg: MoEConfig, tokens: float | None) -> dict[str, float]
     Returns
     -------
     dict
-        Per count (``as printed``: the ``arch`` convention; ``real MLA``: this module), the
-        allocation paper's r = C_E/C_A, attention share C_A/(C_A + C_E), training compute, r*
-        and r/r*, and the leverage paper's M, EL (Eq. 4) and D/D_opt (Table 5).
+        ``MLA`` (whether the model has MLA attention), then per count (``as printed``: the
+        paper's own convention; ``real MLA``: the recount) and per paper with an ``mla``
+        role, in reading order, the values of its role's ``row`` (the allocation paper's
+        r = C_E/C_A, attention share and r/r*; the leverage paper's M, EL and D/D_opt), each
+        named ``"<value> (<count>)"``.
     """
     D = math.nan if tokens is None else float(tokens)
-    alloc, levc = conventions.counts(cfg, "allocation"), conventions.counts(cfg, "leverage")
-    S = arch.sparsity(cfg, "allocation")
-    A, G = arch.activation_ratio(cfg), arch.granularity(cfg, "leverage")
     row: dict[str, float] = {"MLA": cfg.mla is not None}
-    for label, c_a, c_l in (
-        ("as printed", alloc.attention_flops, levc.attention_flops),
-        ("real MLA", allocation_attention_flops(cfg), leverage_attention_flops(cfg)),
-    ):
-        r = alloc.ffn_flops / c_a
-        C = 3.0 * (c_a + alloc.ffn_flops + alloc.logits_flops) * D
-        r_star = float(optimal_ratio(C, S)) if math.isfinite(C) else math.nan
-        M = 3.0 * (c_l + levc.ffn_flops + levc.logits_flops)
-        C_lev = M * D
-        finite = math.isfinite(C_lev)
-        row.update({
-            f"r ({label})": r,
-            f"attention share ({label})": c_a / (c_a + alloc.ffn_flops),
-            f"r/r* ({label})": r / r_star,
-            f"M ({label})": M,
-            f"EL ({label})": float(efficiency_leverage(A, G, C_lev)) if finite else math.nan,
-            f"D/D_opt ({label})": (D / float(compute_optimal_allocation(C_lev, "moe").D)
-                                   if finite else math.nan),
-        })
+    recounting = papers.having("mla")
+    for label in ("as printed", "real MLA"):
+        for paper in recounting:
+            c_a = (paper.convention.count(cfg).attention_flops if label == "as printed"
+                   else paper.mla.attention_flops(cfg))
+            row.update({f"{name} ({label})": value
+                        for name, value in paper.mla.row(cfg, D, c_a).items()})
     return row
 
 
@@ -147,8 +105,7 @@ def real_attention_table(
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
-__all__ = ["allocation_attention_flops", "leverage_attention_flops", "real_attention_row",
-           "real_attention_table"]
+__all__ = ["attention_flops", "real_attention_row", "real_attention_table"]
 
 from moelaws.validation import guard_public  # noqa: E402
 

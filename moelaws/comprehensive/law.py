@@ -349,7 +349,7 @@ def active_params_eq2(
     args = [positive(n, v) for n, v in (("d_head", d_head), ("n_heads", n_heads), ("G", G),
             ("d_expert", d_expert), ("d_hidden", d_hidden), ("n_layers", n_layers))]
     d_head, n_heads, G, d_expert, d_hidden, n_layers = args
-    return (4 * d_head * n_heads + 3 * G * d_expert) * d_hidden * n_layers
+    return layer_weights(4 * d_head * n_heads * d_hidden, G, d_expert, d_hidden) * n_layers
 
 
 def total_params_eq3(
@@ -369,7 +369,31 @@ def total_params_eq3(
             ("n_routed", n_routed), ("d_expert", d_expert), ("d_hidden", d_hidden),
             ("n_layers", n_layers))]
     d_head, n_heads, G, n_routed, d_expert, d_hidden, n_layers = args
-    return (4 * d_head * n_heads + 3 * d_expert * (S * G + n_routed)) * d_hidden * n_layers
+    return layer_weights(4 * d_head * n_heads * d_hidden, S * G + n_routed, d_expert,
+                         d_hidden) * n_layers
+
+
+def layer_weights(attention: Array | float, experts: Array | float, d_expert: Array | float,
+                  d_hidden: Array | float) -> Array:
+    """One layer's weights in Eq. 2-3, the one home of their bracket: ``attention +
+    3·experts·d_expert·d_hidden``.
+
+    Eq. 2 (N_a) counts ``experts = G`` activated experts, Eq. 3 (N) ``S·G + n_e``, and both
+    an attention of ``4·d_head·n_h·d_hidden``; :func:`active_params_eq2` and
+    :func:`total_params_eq3` multiply by the layers, and
+    :func:`moelaws.comprehensive.counting.comprehensive_counts` fills the terms from a real
+    configuration (unchecked: the callers check their inputs).
+
+    Parameters
+    ----------
+    attention
+        Weights of one attention block.
+    experts
+        Number of experts of width ``d_expert`` counted in the layer.
+    d_expert, d_hidden
+        Expert and model width.
+    """
+    return attention + 3 * experts * d_expert * d_hidden
 
 
 def uv_routed_factor(

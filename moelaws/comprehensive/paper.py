@@ -13,8 +13,8 @@ from functools import lru_cache
 from typing import Any
 
 from moelaws import arch
-from moelaws.arch.counting import comprehensive_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
+from moelaws.comprehensive.counting import comprehensive_counts, granularity
 from moelaws.comprehensive.law import loss
 from moelaws.comprehensive.optima import (
     compute_optimal_active,
@@ -32,7 +32,10 @@ from moelaws.roles import (
     Budget,
     CalculatorBlock,
     Card,
+    ComputeOptimal,
     Convention,
+    Granularity,
+    GranularityPrice,
     Paper,
     Range,
     Recommendation,
@@ -70,7 +73,7 @@ def ratios(cfg: ConfigLike) -> dict[str, float]:
     cfg : MoEConfig or Hugging Face config (dict, path or directory)
     """
     return {"G = n_k+n_s (comprehensive)":
-            arch.granularity(cfg, "comprehensive") if cfg.is_moe else NAN}
+            granularity(cfg) if cfg.is_moe else NAN}
 
 
 def recommend(budget: Budget) -> Recommendation:
@@ -142,7 +145,7 @@ def verdict(cfg: ConfigLike, tokens: float | None, *,
     default: Eq. 2's 4·d_head·n_h·d is the weight count of the paper's multi-head models, and
     its Table 4 counts DeepSeek and Kimi by their model cards, e.g. 37B active for DeepSeek;
     ``"eq2"`` counts MLA and grouped-query attention as multi-head, see
-    :func:`moelaws.arch.counting.comprehensive_counts`), G = n_k + n_s, S = n_s/G.
+    :func:`moelaws.comprehensive.counting.comprehensive_counts`), G = n_k + n_s, S = n_s/G.
     The practical ranges (Table 3) and the N_a/N band (Table 4: from the efficiency-aware
     optimum at ΔLoss = 0.005 up to the theoretical Eq. 14 optimum at G = 7, S = 0.31) are
     evaluated at the model's N and N_a. Loss gaps (nats, Eq. 11) at fixed N and D: from moving
@@ -170,7 +173,7 @@ def verdict(cfg: ConfigLike, tokens: float | None, *,
     require_moe(cfg)
     c = comprehensive_counts(cfg, attention=attention)
     N, Na = c.total, c.active
-    G = arch.granularity(cfg, "comprehensive")
+    G = granularity(cfg)
     S = arch.sharing_ratio(cfg)
     D = tokens_or_nan(tokens)
     g_opt, s_opt = optimal_G(), optimal_S()
@@ -224,7 +227,7 @@ def verdict(cfg: ConfigLike, tokens: float | None, *,
 
 def _card_values(cfg: arch.MoEConfig) -> dict[str, float]:
     c = comprehensive_counts(cfg)
-    return {"G value": arch.granularity(cfg, "comprehensive"), "S value": arch.sharing_ratio(cfg),
+    return {"G value": granularity(cfg), "S value": arch.sharing_ratio(cfg),
             "r / sparsity value": c.active / c.total}
 
 
@@ -233,6 +236,62 @@ def _data_tables() -> dict:
     from moelaws.comprehensive.data_tables import data_tables
 
     return data_tables()
+
+
+def _sweep_widths() -> tuple[Any, str]:
+    # Its G sweeps hold N_a, hence w, fixed; Table 1 is the only table that prints widths.
+    from moelaws.comprehensive.tables import read_table
+
+    t1 = read_table("table1")
+    return ((t1["n_activated_routed"] + t1["n_shared"]) * t1["d_expert"] / t1["d_hidden"],
+            "Table 1: (n_k + n_s)·d_expert/d_hidden")
+
+
+def _sweep_sparsity() -> tuple[str, Any, str]:
+    t8 = table8()
+    sweeps = t8[t8["role"] == "marginal_G"]
+    return "N_a/N", sweeps["Na"] / sweeps["N"], "Table 8, G-sweep rows"
+
+
+GRANULARITY = Granularity(
+    of=granularity,
+    definition="G = n_k + n_s (activated experts, Eq. 2)",
+    column="G_comp = n_k+n_s",
+    per_width=lambda w: w,
+    widths=_sweep_widths,
+    optima=lambda: [{"label": ID, "optimum (own definition)": optimal_G(),
+                     "how": "Eq. 12 with Table 2: √(f/e)"}],
+    fitted_range=lambda: (fitted_ranges()["G"].low, fitted_ranges()["G"].high),
+    sweep_sparsity=_sweep_sparsity,
+    price=GranularityPrice(
+        optimum=lambda at: optimal_G(),
+        # D cancels from loss differences at fixed N and D; any positive value will do.
+        value=lambda G, at: float(loss(at["N"], 1e11, at["Na"], G, at["S"])),
+        cost=lambda own, other: other - own,
+        unit="nats of Eq. 11 loss",
+    ),
+)
+"""Eq. 2's granularity, Table 1's widths, Table 8's G sweeps and Eq. 12's optimum."""
+
+
+def _compute_optimal(compute: float, total_params: float, design: Any) -> dict[str, float]:
+    """App. G's compute-optimal N_a at fixed N for C = D·N_a = compute/6 (our FLOPs
+    conversion, :data:`FLOPS_PER_PARAM_TOKEN`), at G = 7, S = 0.31; κ = 1."""
+    c_pt = compute / FLOPS_PER_PARAM_TOKEN
+    na = float(compute_optimal_active(c_pt, total_params, COMPREHENSIVE_G, COMPREHENSIVE_S))
+    return {"N_a": na, "D": c_pt / na, "own budget": c_pt, "M or N_a (own count)": na,
+            "kappa": 1.0}
+
+
+COMPUTE_OPTIMAL = ComputeOptimal(
+    count="C = D·N_a parameter-tokens (App. G); FLOPs/6 by our conversion",
+    own=_compute_optimal,
+    # The paper's count is 6·N_a·D itself (κ = 1): both budgets are the same.
+    common=_compute_optimal,
+    domain=lambda answer, total_params: {"N": total_params, "D": answer["D"],
+                                         "N_a/N": answer["N_a"] / total_params},
+)
+"""App. G's compute-optimal N_a and D at fixed N."""
 
 
 PAPER = Paper(
@@ -246,6 +305,7 @@ PAPER = Paper(
         ID, comprehensive_counts,
         "Eq. 2-3: (4·d_head·n_h + 3·G·d_e)·d·l; compute per token = N_a"),
     ratios=ratios,
+    granularity=GRANULARITY,
     recommend=recommend,
     fitted_ranges=fitted_ranges,
     verdict=verdict,
@@ -267,5 +327,6 @@ PAPER = Paper(
         tokens=lambda rec: rec.values["D* = C/N_a*"],
     ),
     data_tables=_data_tables,
+    compute_optimal=COMPUTE_OPTIMAL,
 )
 """The comprehensive paper's adapter."""

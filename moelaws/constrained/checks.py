@@ -17,7 +17,8 @@ from functools import lru_cache
 import pandas as pd
 
 from moelaws import arch
-from moelaws.arch.counting import constrained_counts, exact_counts
+from moelaws.arch.counting import exact_counts
+from moelaws.constrained.counting import constrained_counts
 from moelaws.constrained.design import DEFAULT_EXPERTS, DEFAULT_GAMMAS, Design, optimize
 
 MODEL = "Qwen3-235B-A22B"

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from moelaws import arch
-from moelaws.arch.counting import constrained_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 from moelaws.constrained import tables
+from moelaws.constrained.counting import constrained_counts, granularity, sparsity
 from moelaws.constrained.design import Design, candidates, optimize
 from moelaws.constrained.law import relative_loss, total_params
 from moelaws.constrained.toy import PAPER_EXPERTS
@@ -28,6 +28,7 @@ from moelaws.roles import (
     CalculatorBlock,
     Card,
     Convention,
+    Granularity,
     Paper,
     Range,
     Recommendation,
@@ -74,8 +75,8 @@ def ratios(cfg: ConfigLike) -> dict[str, float]:
     """
     moe = cfg.is_moe
     return {
-        "g = d/d_exp (constrained)": arch.granularity(cfg, "constrained") if moe else NAN,
-        "s = n_exp/n_topk (constrained)": arch.sparsity(cfg, "constrained") if moe else NAN,
+        "g = d/d_exp (constrained)": granularity(cfg) if moe else NAN,
+        "s = n_exp/n_topk (constrained)": sparsity(cfg) if moe else NAN,
     }
 
 
@@ -194,7 +195,7 @@ def verdict(cfg: ConfigLike, tokens: float | None = None) -> dict[str, Any]:
     design = optimize(c.total, c.active, CONSTRAINED_K_ALIGN, n_experts=grid)
     n_exp, n_topk = cfg.n_experts + cfg.n_shared, cfg.top_k + cfg.n_shared
     real = float(relative_loss(c.total, n_exp, n_topk))
-    real_g = arch.granularity(cfg, "constrained")
+    real_g = granularity(cfg)
     domain = out_of_range(fitted_ranges(), N=c.total)
     if not math.isclose(real_g, FITTED_G):
         domain.append(f"g = {real_g:.3g}: Eq. 3 was fitted at g = {FITTED_G:g} only and has "
@@ -203,7 +204,7 @@ def verdict(cfg: ConfigLike, tokens: float | None = None) -> dict[str, Any]:
     return {
         "N_total budget": c.total, "N_active budget": c.active,
         "real (l, d, n_exp, n_topk)": (cfg.n_layers, cfg.d_model, n_exp, n_topk),
-        "real g = d/d_exp": arch.granularity(cfg, "constrained"),
+        "real g = d/d_exp": granularity(cfg),
         "real s = n_exp/n_topk": n_exp / n_topk,
         "routine (l, d, n_exp, n_topk)": (design.l, design.d, design.n_exp, design.n_topk),
         "routine g": design.g, "routine s": design.n_exp / design.n_topk,
@@ -220,8 +221,8 @@ def verdict(cfg: ConfigLike, tokens: float | None = None) -> dict[str, Any]:
 
 
 def _card_values(cfg: arch.MoEConfig) -> dict[str, float]:
-    s = arch.sparsity(cfg, "constrained")
-    return {"G value": arch.granularity(cfg, "constrained"), "S value": s,
+    s = sparsity(cfg)
+    return {"G value": granularity(cfg), "S value": s,
             "r / sparsity value": s}
 
 
@@ -238,6 +239,38 @@ def _data_tables() -> dict:
     return data_tables()
 
 
+def _sweep_widths() -> tuple[Any, str]:
+    t6 = tables.load("table6")
+    return t6["n_topk"].astype(float) / t6["g"].astype(float), "Table 6: n_topk/g"
+
+
+def _ablation_optima() -> list[dict[str, Any]]:
+    """The g with the lowest loss in each model of the Table 6 ablation (an ablation's best
+    point, not a fitted law)."""
+    t6 = tables.load("table6")
+    t6 = t6.assign(loss_value=t6["loss"].astype(float))
+    rows = []
+    for (layers, width), group in t6.groupby(["l", "d"], sort=True):
+        best = group.loc[group["loss_value"].idxmin()]
+        rows.append({"label": f"{ID} (l={layers}, d={width})",
+                     "optimum (own definition)": float(best["g"]),
+                     "how": "Table 6 ablation: lowest loss (seed noise 0.4 %)"})
+    return rows
+
+
+GRANULARITY = Granularity(
+    of=granularity,
+    definition="g = d/d_e (width ratio, Sec. 1)",
+    column="g = d/d_e",
+    per_width=lambda w: 1.0,
+    widths=_sweep_widths,
+    optima=_ablation_optima,
+    # Eq. 3 was fitted at g = 4 only (Sec. 2.1, Table 4).
+    fitted_range=lambda: (4.0, 4.0),
+)
+"""Sec. 1's granularity, Table 6's ablation and its best g per model."""
+
+
 PAPER = Paper(
     id=ID,
     title="MoE design under memory and inference constraints",
@@ -247,6 +280,8 @@ PAPER = Paper(
     claims=_claims,
     convention=Convention(ID, constrained_counts, "Eq. 1-2: l·d²·(4 + 3n/g); no compute defined"),
     ratios=ratios,
+    granularity=GRANULARITY,
+    sparsity=sparsity,
     recommend=recommend,
     fitted_ranges=fitted_ranges,
     verdict=verdict,

@@ -276,7 +276,7 @@ def design(C: float, **kwargs: object) -> MoEConfig:
 
     Keyword arguments and errors are those of :func:`design_report`; the config has one
     shared expert of width d_m, ``n_dense_layers`` = L_d leading dense layers with
-    d_ff = 3·d, and Table 4-style heads. :func:`~moelaws.arch.counting.holistic_counts` returns
+    d_ff = 3·d, and Table 4-style heads. :func:`~moelaws.holistic.counting.holistic_counts` returns
     its M, N_a and N.
     """
     return design_report(C, **kwargs).config  # type: ignore[arg-type]

@@ -242,16 +242,56 @@ def counts(
     positive("seq_len", seq_len)
     positive("dense_ratio", dense_ratio)
     _check_routing(top_k, n_experts)
-    L = L_d + L_m
-    n_a = (
-        2.0 * d * d_qkv * (n_q + n_kv) * L
-        + 3.0 * d * (dense_ratio * d) * L_d
-        + 3.0 * d * d_m * (top_k + 1) * L_m
-    )
-    n = n_a + 3.0 * d * d_m * (n_experts - top_k) * L_m
-    m = 6.0 * n_a + 6.0 * seq_len * n_q * d_qkv * L
-    if not (np.all(np.isfinite(m)) and np.all(np.isfinite(n))):
+    c = counts_from_weights(
+        attention=2.0 * d * d_qkv * (n_q + n_kv), dense_ffn=3.0 * d * (dense_ratio * d),
+        active_experts=3.0 * d * d_m * (top_k + 1),
+        idle_experts=3.0 * d * d_m * (n_experts - top_k),
+        query_width=n_q * d_qkv, L_d=L_d, L_m=L_m, seq_len=seq_len)
+    if not (np.all(np.isfinite(c.M)) and np.all(np.isfinite(c.N))):
         raise ValueError("the counts overflow: d, d_m or the layer counts are far beyond any model")
+    return c
+
+
+def counts_from_weights(
+    *,
+    attention: ArrayLike,
+    dense_ffn: ArrayLike,
+    active_experts: ArrayLike,
+    idle_experts: ArrayLike,
+    query_width: ArrayLike,
+    L_d: ArrayLike,
+    L_m: ArrayLike,
+    seq_len: ArrayLike = SEQ_LEN,
+) -> HolisticCounts:
+    """Eq. 3 (App. A Eq. 10-12) from each layer's weights: the one home of its sums.
+
+    N_a = attention·L + dense_ffn·L_d + active_experts·L_m, N = N_a + idle_experts·L_m and
+    M = 6·N_a + 6·S·(N_q·d_qkv)·L with L = L_d + L_m. :func:`counts` fills the weights from
+    the paper's architecture (2·d·d_qkv·(N_q + N_kv) attention, 3·d·d_d dense FFN,
+    3·d·d_m·(K + 1) active and 3·d·d_m·(N_e − K) idle expert weights);
+    :func:`moelaws.holistic.counting.holistic_counts` from a real configuration's.
+
+    Parameters
+    ----------
+    attention, dense_ffn
+        Weights of one attention block and of one dense FFN.
+    active_experts, idle_experts
+        Expert weights of one MoE layer that a token uses (routed top-K and shared) and that
+        it does not.
+    query_width
+        N_q·d_qkv, the width of the attention context term.
+    L_d, L_m, seq_len
+        Dense and MoE layers, and the sequence length S.
+
+    Returns
+    -------
+    HolisticCounts
+        M, N_a and N (unchecked: :func:`counts` checks the paper's inputs).
+    """
+    L = L_d + L_m
+    n_a = attention * L + dense_ffn * L_d + active_experts * L_m
+    n = n_a + idle_experts * L_m
+    m = 6.0 * n_a + 6.0 * seq_len * query_width * L
     return HolisticCounts(m, n_a, n)
 
 

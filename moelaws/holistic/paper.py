@@ -13,8 +13,8 @@ from functools import lru_cache
 from typing import Any
 
 from moelaws import arch
-from moelaws.arch.counting import holistic_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
+from moelaws.holistic.counting import holistic_counts, holistic_ratios
 from moelaws.holistic.design import (
     DESIGN_DOMAIN,
     chosen_n_over_na,
@@ -28,6 +28,7 @@ from moelaws.roles import (
     Budget,
     CalculatorBlock,
     Card,
+    ComputeOptimal,
     Convention,
     Paper,
     Range,
@@ -57,7 +58,7 @@ def ratios(cfg: ConfigLike) -> dict[str, float]:
     ----------
     cfg : MoEConfig or Hugging Face config (dict, path or directory)
     """
-    return {f"{k} (holistic)": v for k, v in arch.holistic_ratios(cfg).items()}
+    return {f"{k} (holistic)": v for k, v in holistic_ratios(cfg).items()}
 
 
 def recommend(budget: Budget) -> Recommendation:
@@ -119,7 +120,7 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     c = holistic_counts(cfg)
     D = tokens_or_nan(tokens)
     C = c.compute_per_token * D
-    coords = arch.holistic_ratios(cfg)
+    coords = holistic_ratios(cfg)
     row: dict[str, Any] = {
         "M (FLOPs/token)": c.compute_per_token, "N_a": c.active, "N": c.total,
         "M/N_a": coords["M/N_a"], "N/N_a": coords["N/N_a"], "d": cfg.d_model,
@@ -165,6 +166,44 @@ def _data_tables() -> dict:
     return data_tables()
 
 
+@lru_cache(maxsize=64)
+def _design_report(compute: float) -> Any:
+    return design_report(compute)
+
+
+def _compute_optimal_own(compute: float, total_params: float, design: Any) -> dict[str, float]:
+    """Sec. 7's design at ``compute`` (C = M·D): its N_a, D = C/M and κ = M/(6·N_a)."""
+    rep = _design_report(compute)
+    return {"N_a": rep.N_a, "D": compute / rep.M, "own budget": compute,
+            "M or N_a (own count)": rep.M, "kappa": rep.M / (6.0 * rep.N_a)}
+
+
+def _compute_optimal_common(compute: float, total_params: float,
+                            design: Any) -> dict[str, float]:
+    """Sec. 7's design whose realised 6·N_a·D equals ``compute``: the budget in the paper's
+    count is the fixed point of ``budget = compute·κ(budget)``."""
+    own_budget = compute
+    for _ in range(20):
+        rep = _design_report(own_budget)
+        nxt = compute * (rep.M / (6.0 * rep.N_a))
+        if abs(nxt / own_budget - 1) < 1e-9:
+            break
+        own_budget = nxt
+    rep = _design_report(own_budget)
+    return {"own budget": own_budget, "kappa": rep.M / (6.0 * rep.N_a), "N_a": rep.N_a,
+            "D": own_budget / rep.M, "M or N_a (own count)": rep.M}
+
+
+COMPUTE_OPTIMAL = ComputeOptimal(
+    count="C = M·D, M = 6N_a + 6·S·N_q·d_qkv·L, S = 8192 (Eq. 2-3)",
+    own=_compute_optimal_own,
+    common=_compute_optimal_common,
+    domain=lambda answer, total_params: {"C": answer["own budget"]},
+    design=lambda compute: _design_report(compute).config,
+)
+"""Sec. 7's compute-optimal design in the paper's count and in 6·N_a·D."""
+
+
 PAPER = Paper(
     id=ID,
     title="Holistic MoE scaling laws: (M, N_a, N) constraints",
@@ -195,5 +234,6 @@ PAPER = Paper(
         tokens=lambda rec: rec.values.get("D = C/M (tokens)", math.nan),
     ),
     data_tables=_data_tables,
+    compute_optimal=COMPUTE_OPTIMAL,
 )
 """The holistic paper's adapter."""

@@ -21,6 +21,7 @@ from moelaws.leverage.budget import (
     optimal_batch_size,
     optimal_learning_rate,
 )
+from moelaws.leverage.counting import granularity
 from moelaws.leverage.law import efficiency_leverage
 from moelaws.leverage.tables import app_i_flops, load_configs, metrics, model_scale
 
@@ -51,7 +52,7 @@ def moe_mini() -> dict[str, float]:
     moe, dense = arch.preset("MoE-mini"), arch.preset("Dense-6.1B")
     A = arch.activation_ratio(moe)
     A_routed = moe.top_k / moe.n_experts
-    G = arch.granularity(moe, "leverage")
+    G = granularity(moe)
     C = HEADLINE["C"]
     return {
         "A": A,
@@ -123,7 +124,7 @@ def moe_mini_budgets() -> pd.DataFrame:
     from scipy.optimize import brentq
 
     moe = arch.preset("MoE-mini")
-    G = arch.granularity(moe, "leverage")
+    G = granularity(moe)
     trained = model_scale(moe) * MINI_TOKENS
     readings = {
         "Sec. 2.1 A": (arch.activation_ratio(moe), G),

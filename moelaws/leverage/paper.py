@@ -13,21 +13,26 @@ from functools import lru_cache
 from typing import Any
 
 from moelaws import arch
-from moelaws.arch.counting import leverage_counts
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 from moelaws.leverage import checks
 from moelaws.leverage.budget import (
+    SEQ_LEN,
     compute_optimal_allocation,
     optimal_batch_size,
     optimal_learning_rate,
 )
+from moelaws.leverage.counting import granularity, leverage_counts, mla_attention_flops
 from moelaws.leverage.law import efficiency_leverage, optimal_granularity
 from moelaws.roles import (
     NAN,
     Budget,
     CalculatorBlock,
     Card,
+    ComputeOptimal,
     Convention,
+    Granularity,
+    GranularityPrice,
+    MLARecount,
     Paper,
     Range,
     Recommendation,
@@ -63,7 +68,7 @@ def ratios(cfg: ConfigLike) -> dict[str, float]:
     moe = cfg.is_moe
     return {
         "A (leverage)": arch.activation_ratio(cfg),
-        "G = 2d/d_e (leverage)": arch.granularity(cfg, "leverage") if moe else NAN,
+        "G = 2d/d_e (leverage)": granularity(cfg) if moe else NAN,
         "S = E_s/(E_a+E_s) (leverage, comprehensive)": arch.sharing_ratio(cfg) if moe else NAN,
     }
 
@@ -135,7 +140,7 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     c = leverage_counts(cfg)
     A = arch.activation_ratio(cfg)
     A_routed = cfg.top_k / cfg.n_experts
-    G = arch.granularity(cfg, "leverage")
+    G = granularity(cfg)
     D = tokens_or_nan(tokens)
     C = c.compute_per_token * D
     g_star = float(optimal_granularity(A))
@@ -159,8 +164,23 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     return row
 
 
+def mla_row(cfg: arch.MoEConfig, tokens: float, attention_flops: float) -> dict[str, float]:
+    """Eq. 4 and Table 5 with the attention FLOPs ``attention_flops``: M = 3 x App. I forward
+    FLOPs, EL at C = M·D and D/D_opt (NaN for unknown ``tokens``)."""
+    c = leverage_counts(cfg)
+    A, G = arch.activation_ratio(cfg), granularity(cfg)
+    M = 3.0 * (attention_flops + c.ffn_flops + c.logits_flops)
+    C = M * tokens
+    finite = math.isfinite(C)
+    return {
+        "M": M,
+        "EL": float(efficiency_leverage(A, G, C)) if finite else NAN,
+        "D/D_opt": tokens / float(compute_optimal_allocation(C, "moe").D) if finite else NAN,
+    }
+
+
 def _card_values(cfg: arch.MoEConfig) -> dict[str, float]:
-    return {"G value": arch.granularity(cfg, "leverage"), "S value": arch.sharing_ratio(cfg),
+    return {"G value": granularity(cfg), "S value": arch.sharing_ratio(cfg),
             "r / sparsity value": arch.activation_ratio(cfg)}
 
 
@@ -177,6 +197,87 @@ def _data_tables() -> dict:
     return data_tables()
 
 
+def _sweep_widths() -> tuple[Any, str]:
+    from moelaws.leverage.tables import load_configs
+
+    t9 = load_configs(9)
+    return ((t9["E_a"] + t9["E_s"]) * t9["d_expert"] / t9["d_model"],
+            "Table 9: (E_a + E_s)·d_expert/d_model")
+
+
+def _sweep_sparsity() -> tuple[str, Any, str]:
+    # E grows with G in Table 9, so A is fixed.
+    from moelaws.leverage.tables import load_configs
+
+    t9 = load_configs(9)
+    return "A = (E_a+E_s)/(E+E_s)", (t9["E_a"] + t9["E_s"]) / (t9["E"] + t9["E_s"]), "Table 9"
+
+
+GRANULARITY = Granularity(
+    of=granularity,
+    definition="G = 2·d/d_e (width ratio, Sec. 2.1)",
+    column="G_lev = 2d/d_e",
+    per_width=lambda w: 2.0,
+    widths=_sweep_widths,
+    optima=lambda: [{"label": ID,
+                     "optimum (own definition)": float(optimal_granularity(LEVERAGE_A)),
+                     "how": "Eq. 4 with Table 6: G* = 2^(−β/2γ)"}],
+    fitted_range=lambda: (fitted_ranges()["G"].low, fitted_ranges()["G"].high),
+    sweep_sparsity=_sweep_sparsity,
+    price=GranularityPrice(
+        optimum=lambda at: float(optimal_granularity(at["A"])),
+        value=lambda G, at: float(efficiency_leverage(at["A"], G, at["C"])),
+        cost=lambda own, other: 1 - other / own,
+        unit="fraction of Eq. 4 EL lost",
+    ),
+)
+"""Sec. 2.1's granularity, Table 9's sweep and Eq. 4's optimum G* (at A = :data:`LEVERAGE_A`
+in :func:`moelaws.compare.granularity.optima`; G* does not depend on A)."""
+
+
+VOCAB = 126_464
+"""The paper's vocabulary (App. D), at which we evaluate its App. I count on a stand-in
+architecture (with its sequence length :data:`moelaws.leverage.budget.SEQ_LEN`)."""
+
+
+def _kappa(compute: float, design: Any) -> float:
+    """App. I's M over 6·N_a of the stand-in design at this budget, at the paper's sequence
+    length and vocabulary (Table 5 itself fixes no architecture)."""
+    if design is None:
+        raise ValueError("the leverage paper's compute-optimal N_a needs a stand-in design "
+                         "(a paper whose compute_optimal role designs an architecture)")
+    c = leverage_counts(design(compute).replace(context_length=SEQ_LEN, vocab_size=VOCAB))
+    return c.compute_per_token / (6.0 * c.active)
+
+
+def _compute_optimal_own(compute: float, total_params: float, design: Any) -> dict[str, float]:
+    """Table 5 (MoE family) at ``compute`` (C = M·D); N_a = M/(6κ) with the stand-in's κ."""
+    kappa = _kappa(compute, design)
+    alloc = compute_optimal_allocation(compute, "moe")
+    return {"N_a": float(alloc.M) / (6.0 * kappa), "D": float(alloc.D), "own budget": compute,
+            "M or N_a (own count)": float(alloc.M), "kappa": kappa}
+
+
+def _compute_optimal_common(compute: float, total_params: float,
+                            design: Any) -> dict[str, float]:
+    """Table 5 at compute·κ, the budget in App. I's count that ``compute`` in 6·N_a·D buys on
+    the stand-in design."""
+    kappa = _kappa(compute, design)
+    own_budget = compute * kappa
+    alloc = compute_optimal_allocation(own_budget, "moe")
+    return {"own budget": own_budget, "kappa": kappa, "N_a": float(alloc.M) / (6.0 * kappa),
+            "D": float(alloc.D), "M or N_a (own count)": float(alloc.M)}
+
+
+COMPUTE_OPTIMAL = ComputeOptimal(
+    count="C = M·D, M = 3 x App. I forward FLOPs (Table 5)",
+    own=_compute_optimal_own,
+    common=_compute_optimal_common,
+    domain=lambda answer, total_params: {"C": answer["own budget"]},
+)
+"""Table 5's compute-optimal M and D in the paper's count and in 6·N_a·D."""
+
+
 PAPER = Paper(
     id=ID,
     title="Efficiency Leverage of MoE language models",
@@ -188,6 +289,8 @@ PAPER = Paper(
         ID, leverage_counts,
         "App. I Eq. 10-12: forward FLOPs (no output projection), M = 3 x forward"),
     ratios=ratios,
+    granularity=GRANULARITY,
+    mla=MLARecount(mla_attention_flops, mla_row),
     recommend=recommend,
     fitted_ranges=fitted_ranges,
     verdict=verdict,
@@ -209,5 +312,6 @@ PAPER = Paper(
     ),
     toy_sweeps=_toy_sweeps,
     data_tables=_data_tables,
+    compute_optimal=COMPUTE_OPTIMAL,
 )
 """The efficiency-leverage paper's adapter."""

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from moelaws import arch
-from moelaws.arch.counting import leverage_counts
 from moelaws.leverage.budget import SEQ_LEN, compute_optimal_budget
+from moelaws.leverage.counting import granularity, leverage_counts
 from moelaws.paper_data import read_csv
 
 VOCAB_SIZE = 126_464
@@ -140,12 +140,13 @@ def metrics(frame: pd.DataFrame | None = None) -> pd.DataFrame:
     Columns added to :func:`load_configs`: ``A`` (Sec. 2.1, (E_a + E_s)/(E + E_s)),
     ``A_routed`` (E_a/E, the ratio the text's quoted values correspond to), ``G``
     (2·d_model/d_expert), ``S`` (E_s/(E_a + E_s)), ``N`` and ``N_a`` (non-embedding weight
-    matrices, :func:`~moelaws.arch.counting.leverage_counts`), ``M`` (:func:`model_scale`, App. I as
-    printed), ``M_swiglu`` (shared experts at 6·d·d_shared), ``flops_per_token`` (App. I
-    training FLOPs per token, logits included), ``attn_share`` (attention's share of App. I's
-    forward FLOPs, logits included), ``attn_share_nonemb`` (its share of the non-embedding
-    FLOPs), ``C_star`` (the budget at which M is compute-optimal, Table 5 MoE law) and
-    ``overtraining`` (= C_max / C_star, the multiple of the compute-optimal token count).
+    matrices, :func:`~moelaws.leverage.counting.leverage_counts`), ``M``
+    (:func:`model_scale`, App. I as printed), ``M_swiglu`` (shared experts at 6·d·d_shared),
+    ``flops_per_token`` (App. I training FLOPs per token, logits included), ``attn_share``
+    (attention's share of App. I's forward FLOPs, logits included), ``attn_share_nonemb`` (its
+    share of the non-embedding FLOPs), ``C_star`` (the budget at which M is compute-optimal,
+    Table 5 MoE law) and ``overtraining`` (= C_max / C_star, the multiple of the
+    compute-optimal token count).
     """
     frame = load_configs() if frame is None else frame.copy()
     rows = []
@@ -157,7 +158,7 @@ def metrics(frame: pd.DataFrame | None = None) -> pd.DataFrame:
             {
                 "A": arch.activation_ratio(cfg),
                 "A_routed": cfg.top_k / cfg.n_experts,
-                "G": arch.granularity(cfg, "leverage"),
+                "G": granularity(cfg),
                 "S": arch.sharing_ratio(cfg),
                 "N": lev.total,
                 "N_a": lev.active,

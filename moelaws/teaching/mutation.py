@@ -50,7 +50,7 @@ ROUTE_MARK = "Independent route:"
 
 SOLUTION_TARGETS: dict[str, tuple[str, ...]] = {
     # 00 anatomy
-    "ex-00-derive-ratio": ("moelaws.arch.activation_ratio", "moelaws.arch.sparsity"),
+    "ex-00-derive-ratio": ("moelaws.arch.activation_ratio", "moelaws.conventions.sparsity"),
     "ex-00-mixtral-count": ("moelaws.arch.total_params", "moelaws.arch.active_params"),
     "ex-00-crossing": ("moelaws.conventions.total_params", "moelaws.conventions.active_params"),
     "ex-00-more-experts": ("moelaws.arch.total_params", "moelaws.arch.active_params"),
@@ -107,7 +107,8 @@ SOLUTION_TARGETS: dict[str, tuple[str, ...]] = {
                   "moelaws.allocation.eq4_ratio"),
     "ex-06-toy-motion": ("moelaws.allocation.beta_r",),
     # 07 five laws
-    "ex-07-two-granularities": ("moelaws.arch.granularity", "moelaws.comprehensive.optimal_G",
+    "ex-07-two-granularities": ("moelaws.conventions.granularity",
+                                "moelaws.comprehensive.optimal_G",
                                 "moelaws.leverage.optimal_granularity"),
     "ex-07-budget": ("moelaws.compare.recommend.recommend",),
     "ex-07-extrapolation": ("moelaws.compare.regimes.fitted_ranges",),
