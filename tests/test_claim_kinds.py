@@ -33,9 +33,9 @@ def test_every_claim_has_a_valid_kind() -> None:
 
 def test_a_claim_without_a_kind_fails_to_construct_and_says_what_to_add() -> None:
     with pytest.raises(ValueError) as info:
-        Claim("anatomy", "r", "q", "1", lambda: 1.0)
+        Claim(papers.ids()[0], "r", "q", "1", lambda: 1.0)
     message = str(info.value)
-    assert "anatomy: r: q has no kind" in message
+    assert f"{papers.ids()[0]}: r: q has no kind" in message
     for kind in KINDS:
         assert f'kind="{kind}"' in message
 

@@ -22,6 +22,9 @@ PACKAGE = ROOT / "moelaws"
 PAPER_FOLDERS = tuple(sorted({adapter.rpartition(".")[0] for adapter in papers.ADAPTERS}
                              - {"moelaws.arch"}))
 """Each paper's folder, from the registry (chapter 0's adapter and claims live in ``arch``)."""
+CHAPTER_0 = tuple(module for adapter in papers.ADAPTERS if adapter.startswith("moelaws.arch.")
+                  for module in (adapter, adapter.replace(".paper", ".claims")))
+"""Chapter 0's own modules (its adapter and claims) inside the shared ``arch`` package."""
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("moelaws", "moelaws.validation", "moelaws.rounding", "moelaws.paper_data",
@@ -29,7 +32,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "moelaws.sliders", "moelaws.fit_checks", "moelaws.fit", "moelaws.claim",
                     "moelaws.roles",
                     "moelaws.arch", "moelaws.torchmoe")),
-    ("paper", (*PAPER_FOLDERS, "moelaws.arch.paper", "moelaws.arch.claims")),
+    ("paper", (*PAPER_FOLDERS, *CHAPTER_0)),
     ("registry", ("moelaws.papers",)),
     ("cross-paper", ("moelaws.claims", "moelaws.compare", "moelaws.conventions",
                      "moelaws.torchmoe.sweep", "moelaws.data_tables",
