@@ -250,17 +250,18 @@ def test_no_new_module_outside_a_paper_folder_names_the_paper() -> None:
 CROSS_PAPER_TESTS = frozenset({"tests/test_papers.py", "tests/test_compare.py"})
 """The test files that may name any paper: the registry's own and the cross-paper comparisons."""
 
+_FIVE_LAWS = frozenset({"leverage", "holistic", "comprehensive", "constrained", "allocation"})
+
 TEST_NAMING_LEFT: dict[str, frozenset[str]] = {
     # the allocation paper's transcription of the leverage paper's Table 12 against the leverage
     # chapter's own: a cross-paper comparison, for tests/test_compare.py once its owner is done
     "tests/papers/allocation/test_allocation.py": frozenset({"leverage"}),
     # owned by the arch/compare refactor (issue 26) while it moves each paper's counting out
-    "tests/test_arch.py": frozenset({"leverage", "holistic", "comprehensive", "constrained",
-                                     "allocation"}),
-    "tests/browser/test_teaching.py": frozenset({"leverage", "holistic", "comprehensive", "constrained", "allocation"}),
-    "tests/test_hf_config_api.py": frozenset({"leverage", "holistic", "comprehensive", "constrained", "allocation"}),
-    "tests/test_hostile_sweep.py": frozenset({"leverage", "holistic", "comprehensive", "constrained", "allocation"}),
-    "tests/test_like_for_like.py": frozenset({"leverage", "holistic", "comprehensive", "constrained", "allocation"}),
+    "tests/test_arch.py": _FIVE_LAWS,
+    "tests/browser/test_teaching.py": _FIVE_LAWS,
+    "tests/test_hf_config_api.py": _FIVE_LAWS,
+    "tests/test_hostile_sweep.py": _FIVE_LAWS,
+    "tests/test_like_for_like.py": _FIVE_LAWS,
 }
 """Test files outside ``tests/papers/<id>/`` that still name the paper ``id``; the list may only
 shrink (issue 26: a paper's expectations live in its own test folder)."""
