@@ -259,7 +259,6 @@ TEST_NAMING_LEFT: dict[str, frozenset[str]] = {
     # owned by the arch/compare refactor (issue 26) while it moves each paper's counting out
     "tests/test_arch.py": _FIVE_LAWS,
     "tests/browser/test_teaching.py": _FIVE_LAWS,
-    "tests/test_hf_config_api.py": _FIVE_LAWS,
     "tests/test_hostile_sweep.py": _FIVE_LAWS,
     "tests/test_like_for_like.py": _FIVE_LAWS,
 }
