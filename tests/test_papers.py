@@ -258,7 +258,6 @@ TEST_NAMING_LEFT: dict[str, frozenset[str]] = {
     "tests/papers/allocation/test_allocation.py": frozenset({"leverage"}),
     # owned by the arch/compare refactor (issue 26) while it moves each paper's counting out
     "tests/test_arch.py": _FIVE_LAWS,
-    "tests/browser/test_teaching.py": _FIVE_LAWS,
     "tests/test_hostile_sweep.py": _FIVE_LAWS,
     "tests/test_like_for_like.py": _FIVE_LAWS,
 }
