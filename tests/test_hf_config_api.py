@@ -151,7 +151,7 @@ def test_a_dict_or_path_that_is_no_hf_config_is_refused_clearly(tmp_path: Path) 
 
 
 @pytest.mark.parametrize("fn", DOCUMENTED, ids=lambda f: f"{f.__module__}.{f.__name__}")
-def test_each_docstring_names_the_acceptedconfig_forms(fn: Callable[..., Any]) -> None:
+def test_each_docstring_names_the_accepted_forms(fn: Callable[..., Any]) -> None:
     assert HF_CONFIG_PARAMETER in (fn.__doc__ or "")
 
 
