@@ -308,7 +308,7 @@ def papers_named_by_test(path: Path) -> set[str]:
     return named
 
 
-def tests_naming_papers_elsewhere(tests: Path) -> dict[str, frozenset[str]]:
+def files_naming_papers_elsewhere(tests: Path) -> dict[str, frozenset[str]]:
     """Each test file outside ``tests/papers/<id>/`` and :data:`CROSS_PAPER_TESTS` with the ids
     it names (its own folder's id not counted)."""
     found = {}
@@ -325,7 +325,7 @@ def tests_naming_papers_elsewhere(tests: Path) -> dict[str, frozenset[str]]:
 def test_each_paper_is_named_only_in_its_own_test_folder() -> None:
     assert {p.name for p in (ROOT / "tests" / "papers").iterdir() if p.is_dir()} == set(
         papers.ids())
-    assert tests_naming_papers_elsewhere(ROOT / "tests") == TEST_NAMING_LEFT
+    assert files_naming_papers_elsewhere(ROOT / "tests") == TEST_NAMING_LEFT
 
 
 def test_the_test_folder_check_sees_every_way_of_naming_a_paper(tmp_path: Path) -> None:
@@ -344,7 +344,7 @@ def test_the_test_folder_check_sees_every_way_of_naming_a_paper(tmp_path: Path) 
         (tests / f"test_{name}.py").write_text(source)
     (tests / "test_shared.py").write_text("from moelaws.arch import counting\nX = 'leverages'\n")
     (tests / "papers" / "holistic" / "test_own.py").write_text('X = "holistic"\n')
-    assert tests_naming_papers_elsewhere(tests) == {
+    assert files_naming_papers_elsewhere(tests) == {
         "tests/test_id.py": {"leverage"}, "tests/test_import.py": {"holistic"},
         "tests/test_from.py": {"comprehensive"}, "tests/test_module.py": {"constrained"},
         "tests/test_path.py": {"allocation"}, "tests/test_dotted.py": {"allocation"},
