@@ -19,10 +19,8 @@ from collections.abc import Callable
 
 import pytest
 
-from moelaws import claims
-from moelaws import comprehensive as cl
+from moelaws import claims, papers
 from moelaws.claims.core import Claim, evaluate, expected_ours_table, printed_tolerance
-from moelaws.constrained import tables as con_tables
 
 ALL = claims.all_claims()
 IDS = [c.key for c in ALL]
@@ -65,7 +63,7 @@ def echoes_paper(claim: Claim) -> bool:
 
 
 def _claim(**kw: object) -> Claim:
-    base: dict[str, object] = dict(paper="anatomy", ref="audit", quantity="x", printed="6.78",
+    base: dict[str, object] = dict(paper=papers.ids()[0], ref="audit", quantity="x", printed="6.78",
                                    compute=lambda: 6.7, kind="reproduction")
     base.update(kw)
     return Claim(**base)  # type: ignore[arg-type]
@@ -119,46 +117,3 @@ def test_every_discrepancy_records_ours() -> None:
     stale = sorted(set(recorded) - {c.key for c in ALL if c.expected == "discrepancy"})
     assert not stale, f"recorded values of claims that are not discrepancies: {stale}"
 
-
-# --- the cases the audit of issue 19 found ----------------------------------------------------
-def test_appendix_h_width_is_an_input_not_a_claim() -> None:
-    h = [c for c in ALL if c.ref.startswith("App. H, N_a sweep")]
-    assert h and not [c for c in h if "d_expert" in c.quantity]
-    assert all(any("d_expert" in i for i in c.inputs) for c in h)
-    printed = cl.read_table("appendix_h")["d_expert"].to_numpy(dtype=float)
-    assert cl.appendix_h_u() == pytest.approx(printed / 224)
-
-
-def test_reference_rows_are_not_claims() -> None:
-    for name in ("table6", "table7"):
-        t = con_tables.loss_diffs(name)
-        refs = t[t["half_width"] == 0]
-        for r in refs.itertuples():
-            g = f"g={r.g}, " if name == "table6" else ""
-            ref = f"Table {name[-1]}, l={r.l}, d={r.d}, {g}n_exp={r.n_exp}, n_topk={r.n_topk}"
-            assert not [c for c in ALL if c.paper == "constrained" and c.ref == ref
-                        and "difference" in c.quantity]
-
-
-def test_table7_loss_differences_are_undecidable() -> None:
-    # Two-decimal losses leave an interval of about ±0.31 points around each difference: every
-    # printed difference lies inside it, so none is reproduced and none contradicted.
-    t7 = [c for c in ALL if c.ref.startswith("Table 7,") and c.quantity.startswith("loss")]
-    assert len(t7) == 8
-    assert all(c.expected == "undecidable" and c.tolerance is None for c in t7)
-    assert all(c.ours_range is not None and len(c.inputs) == 2 for c in t7)
-
-
-def test_table6_interval_is_the_derived_rounding_interval() -> None:
-    t6 = con_tables.loss_diffs("table6")
-    t6 = t6[t6["half_width"] > 0]
-    c6 = [c for c in ALL if c.ref.startswith("Table 6,") and c.quantity.startswith("loss")]
-    assert len(c6) == len(t6)
-    for claim, r in zip(c6, t6.itertuples(), strict=True):
-        # One rounding rule: the printed tolerance, with the losses' rounding as an interval.
-        assert claim.tolerance is None
-        assert claim.tol == pytest.approx(con_tables.half_unit(r.loss_diff_pct))
-        assert claim.ours_range is not None
-        assert claim.ours_range() == pytest.approx((r.lower, r.upper), rel=1e-12)
-        assert f"[{r.lower:.4f}, {r.upper:.4f}] %" in claim.explanation
-        assert claim.expected == r.status

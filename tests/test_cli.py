@@ -20,7 +20,6 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("args, status, stream, text", [
     (("--version",), 0, "stdout", "moelaws"),
     ((), 2, "stderr", "reproduce"),
-    (("reproduce", "--paper", "anatomy", "--json"), 0, "stdout", "DeepSeek-V3"),
 ])
 def test_entry_point_smoke(args, status, stream, text) -> None:
     """A real ``python -m moelaws`` process: the entry point the in-process tests bypass."""
@@ -28,28 +27,6 @@ def test_entry_point_smoke(args, status, stream, text) -> None:
     assert proc.returncode == status, proc.stderr
     assert text in getattr(proc, stream)
     assert "Traceback" not in proc.stderr
-
-
-def test_reproduce_table_lists_every_anatomy_claim() -> None:
-    proc = run("reproduce", "--paper", "anatomy")
-    assert proc.returncode == 0, proc.stderr
-    n = len(claims.all_claims("anatomy"))
-    assert proc.stdout.count("\nok ") + proc.stdout.startswith("ok ") >= n
-    assert f"-- anatomy: {n} claims" in proc.stdout
-    assert "DeepSeek-V3" in proc.stdout
-
-
-def test_reproduce_json() -> None:
-    proc = run("reproduce", "--paper", "anatomy", "--json")
-    assert proc.returncode == 0, proc.stderr
-    records = json.loads(proc.stdout)
-    assert len(records) == len(claims.all_claims("anatomy"))
-    keys = {"paper", "ref", "quantity", "paper_value", "ours", "abs_err", "rel_err", "tolerance",
-            "status", "note"}
-    assert all(keys <= set(r) for r in records)
-    deepseek = next(r for r in records if r["quantity"] == "total parameters, main model (B)")
-    assert deepseek["paper_value"] == 671.0
-    assert abs(deepseek["ours"] - 671.03) < 0.01
 
 
 @pytest.mark.parametrize("args", [["reproduce", "--paper", "nope"], ["frobnicate"], []])
@@ -61,8 +38,8 @@ def test_bad_arguments_exit_non_zero_without_traceback(args: list[str]) -> None:
 
 
 def test_exit_status_is_one_when_a_claim_fails(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    bad = claims.Claim(paper="anatomy", ref="r", quantity="q", printed="1", compute=lambda: 2.0,
-                       kind="reproduction")
+    bad = claims.Claim(paper=papers.ids()[0], ref="r", quantity="q", printed="1",
+                       compute=lambda: 2.0, kind="reproduction")
     monkeypatch.setattr(claims, "results", lambda papers=None: [claims.evaluate(bad)])
     assert main(["reproduce"]) == 1
     assert "!!" in capsys.readouterr().out
@@ -77,7 +54,6 @@ def test_design_table_lists_every_paper_and_what_is_missing() -> None:
     for paper in papers.ids("recommend"):
         assert f"== {paper}:" in proc.stdout
     assert "not applicable: needs --total-params and --active-params" in proc.stdout
-    assert "288 experts + 1 shared" in proc.stdout  # the holistic design
     assert "arch check" in proc.stdout
 
 
@@ -89,14 +65,6 @@ def test_design_json_with_all_budgets() -> None:
     assert data["budget"] == {"compute": 1e23, "total_params": 3.5e11, "active_params": 2e10}
     papers = {p["paper"]: p for p in data["papers"]}
     assert all(p["applicable"] for p in papers.values())
-    con = papers["constrained"]
-    assert con["config"]["d_model"] == con["values"]["d"]
-    assert con["checks"]["total (constrained)"] <= 3.5e11
-    assert con["checks"]["active (constrained)"] <= 2e10
-    assert papers["holistic"]["config"]["n_experts"] == 288
-    assert papers["comprehensive"]["values"]["given N_a/N verdict"] in {"below", "inside",
-                                                                        "above"}
-    assert any("above the fitted range" in f for f in papers["allocation"]["flags"])
 
 
 def test_counts_table_for_a_preset() -> None:
@@ -105,7 +73,6 @@ def test_counts_table_for_a_preset() -> None:
     assert proc.stdout.startswith("Mixtral-8x7B")
     for conv in conventions.names():
         assert f"\n{conv} " in proc.stdout
-    assert "s = n_exp/n_topk (constrained)" in proc.stdout
 
 
 def test_counts_json_from_a_config_file(tmp_path) -> None:
@@ -117,8 +84,6 @@ def test_counts_json_from_a_config_file(tmp_path) -> None:
     data = json.loads(proc.stdout)
     assert data["config"]["name"] == "my-olmoe"
     assert data["counts"]["exact"]["total"] == arch.counts(cfg, "exact").total
-    assert data["counts"]["constrained"]["compute_per_token"] is None
-    assert data["ratios"]["S = 1-E_act/E (allocation)"] == pytest.approx(1 - 8 / 32)
 
 
 BAD_JSON = {
@@ -174,3 +139,4 @@ def test_output_cut_short_by_its_reader_is_not_an_error() -> None:
     err = proc.stderr.read().decode()
     assert proc.wait() == 0
     assert "Broken pipe" not in err and "Traceback" not in err
+

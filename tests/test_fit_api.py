@@ -140,22 +140,3 @@ def test_bootstrap_bca_and_percentile() -> None:
     assert flat.intervals().loc["one", ["low", "high"]].tolist() == [1.0, 1.0]
     with pytest.raises(ValueError, match="method"):
         fit.bootstrap(lambda idx: {}, 5, method="normal")
-
-
-def test_built_in_laws_have_default_starts_and_named_inputs() -> None:
-    from moelaws.comprehensive import recovery as comprehensive_recovery
-    from moelaws.comprehensive.tables import table8
-    from moelaws.leverage import recovery
-
-    joint = comprehensive_recovery.joint_law()
-    assert set(joint.inputs) | {"N", "D"} <= set(table8().columns)
-    assert fit._grid(joint.default_starts, joint.names).shape == (384, 12)
-    eq4 = recovery.eq4_law()
-    sim = recovery.simulate(recovery.design(), seed=0)
-    assert {*eq4.inputs, eq4.output} <= set(sim.columns)
-    assert fit._grid(eq4.default_starts, eq4.names).shape == (32, 6)
-    # A DataFrame by name gives the same predictions as the array in the law's order.
-    p = dict(zip(eq4.names, eq4.default_starts[0], strict=True))
-    shuffled = sim[["C", "EL", "A", "G"]]
-    assert eq4.predict(p, shuffled) == pytest.approx(
-        eq4.predict(p, sim[["A", "G", "C"]].to_numpy()))

@@ -8,27 +8,24 @@ first layers) each function must return exactly what it returns for the converte
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pytest
+from hf_forms import BAD, HF_DIR, MODELS, config_forms, same
 
-from moelaws import allocation, arch, conventions, papers
-from moelaws.allocation.counting import expert_attention_ratio
+from moelaws import arch, conventions, papers
 from moelaws.arch.hf_config import HF_CONFIG_PARAMETER
 from moelaws.compare import card, counting, recommend, verdicts
-from moelaws.holistic.counting import holistic_ratios
 
-HF_DIR = Path(__file__).resolve().parents[1] / "moelaws" / "data" / "hf_configs"
-MODELS = ("Mixtral-8x7B-v0.1", "DeepSeek-V3")
 TOKENS = 1e12
 
+CONVENTIONS = conventions.names()
+"""Every counting convention (each call that takes one is checked under each; the papers'
+folders check the ratios whose conventions only some papers define)."""
 PAPER_VERDICTS = {p.id: p.verdict for p in papers.having("verdict")}
 PAPER_RATIOS = {p.id: p.ratios for p in papers.having("ratios")}
 
@@ -53,24 +50,28 @@ CALLS: dict[str, Callable[[Any], Any]] = {
     "arch.flops": lambda x: arch.flops(x, training=False),
     **{f"conventions.counts[{c}]": (lambda x, c=c: conventions.counts(x, c))
        for c in conventions.names()},
-    "conventions.total_params": lambda x: conventions.total_params(x, "leverage", embeddings=True),
-    "conventions.active_params": lambda x: conventions.active_params(x, "holistic"),
-    "conventions.flops": lambda x: conventions.flops(x, "allocation", training=False),
+    **{f"conventions.total_params[{c}]": (
+        lambda x, c=c: conventions.total_params(x, c, embeddings=True)) for c in CONVENTIONS},
+    **{f"conventions.active_params[{c}]": (lambda x, c=c: conventions.active_params(x, c))
+       for c in CONVENTIONS},
+    **{f"conventions.flops[{c}]": (lambda x, c=c: conventions.flops(x, c, training=False))
+       for c in CONVENTIONS},
     "arch.activation_ratio": arch.activation_ratio,
-    "conventions.granularity": lambda x: conventions.granularity(x, "comprehensive"),
+    **{f"conventions.granularity[{p.id}]": (lambda x, i=p.id: conventions.granularity(x, i))
+       for p in papers.having("granularity")},
     "arch.sharing_ratio": arch.sharing_ratio,
-    "conventions.sparsity": lambda x: conventions.sparsity(x, "allocation"),
-    "holistic.holistic_ratios": holistic_ratios,
-    "allocation.expert_attention_ratio": expert_attention_ratio,
+    **{f"conventions.sparsity[{p.id}]": (lambda x, i=p.id: conventions.sparsity(x, i))
+       for p in papers.having("sparsity")},
+    **{f"ratios[{p.id}]": p.ratios for p in papers.having("ratios")},
     "conventions.all_ratios": conventions.all_ratios,
     "conventions.table": conventions.table,
     "conventions.presets_table": lambda x: conventions.presets_table([x]).reset_index(drop=True),
     "compare.counts_report": _report,
     "compare.convention_card": card.convention_card,
-    "compare.arch_checks": lambda x: recommend.arch_checks(x, "constrained"),
+    **{f"compare.arch_checks[{p}]": (lambda x, p=p: recommend.arch_checks(x, p))
+       for p in papers.ids("recommend")},
     "compare.require_moe": verdicts.require_moe,
     "compare.caveats": verdicts.caveats,
-    "allocation.flops_split": allocation.flops_split,
     **{f"{p}.verdict": (lambda x, f=f: f(x, TOKENS)) for p, f in PAPER_VERDICTS.items()},
     **{f"{p}.ratios": f for p, f in PAPER_RATIOS.items()},
 }
@@ -79,53 +80,20 @@ CALLS: dict[str, Callable[[Any], Any]] = {
 DOCUMENTED = [
     arch.attention_weights, arch.expert_weights, arch.router_weights, arch.embedding_params,
     arch.counts, arch.total_params, arch.active_params, arch.flops, arch.activation_ratio,
-    conventions.granularity, arch.sharing_ratio, conventions.sparsity, holistic_ratios,
-    expert_attention_ratio, arch.as_config, conventions.counts, conventions.total_params,
+    conventions.granularity, arch.sharing_ratio, conventions.sparsity, arch.as_config,
+    conventions.counts, conventions.total_params,
     conventions.active_params, conventions.flops, conventions.all_ratios, conventions.table,
     counting.counts_report, card.convention_card, recommend.arch_checks,
-    verdicts.require_moe, verdicts.caveats, allocation.flops_split,
+    verdicts.require_moe, verdicts.caveats,
     *PAPER_VERDICTS.values(), *PAPER_RATIOS.values(),
 ]
-
-
-def _same(a: Any, b: Any, where: str) -> None:
-    """Exact equality, NaN equal to NaN, through dicts, sequences, records and frames."""
-    if isinstance(a, pd.DataFrame):
-        pd.testing.assert_frame_equal(a, b, check_exact=True, obj=where)
-    elif dataclasses.is_dataclass(a):
-        _same(dataclasses.asdict(a), dataclasses.asdict(b), where)
-    elif isinstance(a, dict):
-        assert a.keys() == b.keys(), where
-        for key in a:
-            _same(a[key], b[key], f"{where}[{key!r}]")
-    elif isinstance(a, (list, tuple)):
-        assert type(a) is type(b) and len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            _same(x, y, f"{where}[{i}]")
-    elif isinstance(a, float) and math.isnan(a):
-        assert isinstance(b, float) and math.isnan(b), where
-    else:
-        assert a == b, f"{where}: {a!r} != {b!r}"
-
-
-def _forms(model: str) -> dict[str, Any]:
-    directory = HF_DIR / model
-    file = directory / "config.json"
-    return {
-        "MoEConfig": arch.from_hf_config(directory),
-        "dict": json.loads(file.read_text(encoding="utf-8")),
-        "file Path": file,
-        "file str": str(file),
-        "directory Path": directory,
-        "directory str": str(directory),
-    }
 
 
 @pytest.fixture(scope="module", params=MODELS)
 def forms(request: pytest.FixtureRequest) -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # both stored configs convert without a warning
-        return _forms(request.param)
+        return config_forms(request.param)
 
 
 def test_as_config_gives_the_same_configuration(forms: dict[str, Any]) -> None:
@@ -143,7 +111,7 @@ def test_every_form_gives_the_same_result(name: str, forms: dict[str, Any]) -> N
     call = CALLS[name]
     expected = call(forms["MoEConfig"])
     for label, form in forms.items():
-        _same(call(form), expected, f"{name} with a {label}")
+        same(call(form), expected, f"{name} with a {label}")
 
 
 def test_the_results_are_real_counts(forms: dict[str, Any]) -> None:
@@ -167,9 +135,6 @@ def test_the_public_guard_passes_a_config_through() -> None:
     assert arch.total_params(cfg=str(directory)) == expected
 
 
-BAD = [3.5, 7, None, ["config.json"], ("a", "b"), b"config.json", object()]
-
-
 @pytest.mark.parametrize("name", list(CALLS))
 @pytest.mark.parametrize("bad", BAD, ids=lambda b: type(b).__name__)
 def test_a_bad_type_is_refused_naming_the_accepted_ones(name: str, bad: Any) -> None:
@@ -189,23 +154,6 @@ def test_a_dict_or_path_that_is_no_hf_config_is_refused_clearly(tmp_path: Path) 
 @pytest.mark.parametrize("fn", DOCUMENTED, ids=lambda f: f"{f.__module__}.{f.__name__}")
 def test_each_docstring_names_the_accepted_forms(fn: Callable[..., Any]) -> None:
     assert HF_CONFIG_PARAMETER in (fn.__doc__ or "")
-
-
-def test_config_for_ratio_takes_its_base_as_a_hf_config() -> None:
-    """Its configuration argument is ``base``, by position or by name; its result is named
-    after the base, so names aside the configurations must be equal."""
-    assert "base : MoEConfig or Hugging Face config (dict, path or directory)" in (
-        allocation.config_for_ratio.__doc__ or "")
-    forms = _forms(MODELS[0])
-    expected = allocation.config_for_ratio(forms["MoEConfig"], 2.0)
-    for label, form in forms.items():
-        for got in (allocation.config_for_ratio(form, 2.0),
-                    allocation.config_for_ratio(base=form, r=2.0)):
-            assert got.replace(name=expected.name, source=expected.source) == expected, label
-    with pytest.raises(ValueError, match=r"MoEConfig.*dict.*config\.json.*directory"):
-        allocation.config_for_ratio(base=2.0, r=2.0)
-    with pytest.raises(ValueError, match="without dense layers or MLA"):
-        allocation.config_for_ratio(HF_DIR / "DeepSeek-V3", 2.0)
 
 
 def test_the_torch_model_takes_a_hf_config() -> None:

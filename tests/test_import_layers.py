@@ -22,6 +22,9 @@ PACKAGE = ROOT / "moelaws"
 PAPER_FOLDERS = tuple(sorted({adapter.rpartition(".")[0] for adapter in papers.ADAPTERS}
                              - {"moelaws.arch"}))
 """Each paper's folder, from the registry (chapter 0's adapter and claims live in ``arch``)."""
+CHAPTER_0 = tuple(module for adapter in papers.ADAPTERS if adapter.startswith("moelaws.arch.")
+                  for module in (adapter, adapter.replace(".paper", ".claims")))
+"""Chapter 0's own modules (its adapter and claims) inside the shared ``arch`` package."""
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("moelaws", "moelaws.validation", "moelaws.rounding", "moelaws.paper_data",
@@ -29,7 +32,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "moelaws.sliders", "moelaws.fit_checks", "moelaws.fit", "moelaws.claim",
                     "moelaws.roles",
                     "moelaws.arch", "moelaws.torchmoe")),
-    ("paper", (*PAPER_FOLDERS, "moelaws.arch.paper", "moelaws.arch.claims")),
+    ("paper", (*PAPER_FOLDERS, *CHAPTER_0)),
     ("registry", ("moelaws.papers",)),
     ("cross-paper", ("moelaws.claims", "moelaws.compare", "moelaws.conventions",
                      "moelaws.torchmoe.sweep", "moelaws.data_tables",
@@ -127,14 +130,15 @@ def test_no_module_imports_a_higher_layer() -> None:
 
 def test_the_check_sees_every_kind_of_import(tmp_path: Path) -> None:
     package = tmp_path / "moelaws"
-    (package / "leverage").mkdir(parents=True)
+    folder = PAPER_FOLDERS[0].rpartition(".")[2]  # any paper's folder
+    (package / folder).mkdir(parents=True)
     (package / "claims").mkdir()
     (package / "__init__.py").write_text("")
     (package / "papers.py").write_text("")
     (package / "cli.py").write_text("")
     (package / "claims" / "__init__.py").write_text("")
     (package / "claims" / "core.py").write_text("")
-    (package / "leverage" / "__init__.py").write_text("")
+    (package / folder / "__init__.py").write_text("")
     forms = {
         "top": "from moelaws import papers\n",
         "local": "def f():\n    from moelaws.cli import main\n",
@@ -145,16 +149,16 @@ def test_the_check_sees_every_kind_of_import(tmp_path: Path) -> None:
         "named": "LATER = ('moelaws.cli',)\n",
     }
     for name, source in forms.items():
-        (package / "leverage" / f"{name}.py").write_text(source)
+        (package / folder / f"{name}.py").write_text(source)
     found = upward_imports(package)
     for name in forms:
-        assert any(line.startswith(f"moelaws.leverage.{name}:") for line in found), name
-    assert any("moelaws.leverage.parent:1 -> moelaws.claims " in line for line in found)
+        assert any(line.startswith(f"moelaws.{folder}.{name}:") for line in found), name
+    assert any(f"moelaws.{folder}.parent:1 -> moelaws.claims " in line for line in found)
 
 
 @pytest.mark.parametrize("module", ["moelaws.fit", "moelaws.papers", "moelaws.cli"])
 def test_layers_are_ordered(module: str) -> None:
-    assert layer_of("moelaws.arch.config") < layer_of("moelaws.leverage.law") \
+    assert layer_of("moelaws.arch.config") < layer_of(f"{PAPER_FOLDERS[0]}.law") \
         < layer_of("moelaws.papers") < layer_of("moelaws.compare.report")
     assert layer_of(module) in range(len(LAYERS))
 

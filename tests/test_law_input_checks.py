@@ -9,7 +9,7 @@ import math
 import pytest
 import torch
 
-from moelaws import allocation, arch, conventions, fit
+from moelaws import arch, conventions, fit, papers
 from moelaws.compare import compute_optimal, recommend, report, tokens, verdicts
 from moelaws.torchmoe import balance_loss, route, z_loss
 
@@ -55,7 +55,7 @@ def test_compare_checks() -> None:
     with pytest.raises(ValueError, match="quantity"):
         compute_optimal.split("", "a", 1.0, 1.0, "b", 1.0, 1.0)
     with pytest.raises(TypeError, match="models"):
-        verdicts.question_table("leverage", "Mixtral-8x7B")
+        verdicts.question_table(papers.ids("verdict")[0], "Mixtral-8x7B")
     with pytest.raises(ValueError, match="assumed"):
         tokens.training_tokens("Mixtral-8x7B", {"Mixtrl-8x7B": 1e12})
     with pytest.raises(ValueError, match="total_params"):
@@ -69,16 +69,10 @@ def test_compare_checks() -> None:
         report.size(math.inf)
 
 
-def test_arch_and_allocation_checks() -> None:
+def test_arch_checks() -> None:
     with pytest.raises(TypeError, match="configs"):
         conventions.presets_table("Mixtral-8x7B")
     with pytest.raises(ValueError, match="root"):
         arch.vendor_check_table("")
     with pytest.raises(ValueError, match="name"):
         arch.from_hf_config({}, name="")
-    with pytest.raises(ValueError, match="coefficients"):
-        allocation.loss(1e9, 1e11, 0.5, 1.0, 0.0, coefficients=[1.0])
-    with pytest.raises(TypeError, match="draws"):
-        allocation.optimal_ratio_draws(1e20, 0.5, None)
-    with pytest.raises(TypeError, match="row"):
-        allocation.table12_config(3.0)

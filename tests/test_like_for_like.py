@@ -9,7 +9,7 @@ import pytest
 
 from moelaws import arch, conventions, papers
 from moelaws import comprehensive as cl
-from moelaws.compare import compute_optimal, granularity, mla, verdicts
+from moelaws.compare import compute_optimal, granularity, mla
 from moelaws.comprehensive.counting import comprehensive_counts
 from moelaws.comprehensive.law import constants
 from moelaws.comprehensive.tables import industrial_models
@@ -115,36 +115,7 @@ def test_deepseek_s_verdict_came_from_the_mla_count() -> None:
     assert not weights["in fitted domain (G, S, N_a/N)"]
 
 
-def test_comprehensive_verdicts_only_inside_table8() -> None:
-    table = verdicts.question_table("comprehensive")
-    inside = table[table["in fitted domain (G, S, N_a/N)"]]
-    assert list(inside.index) == ["Qwen3-30B-A3B", "gpt-oss-20b", "OLMoE-1B-7B"]
-    assert (inside["S verdict"] == "below").all()
-    assert inside.loc["gpt-oss-20b", "G verdict"] == "below"
-    outside = table[~table["in fitted domain (G, S, N_a/N)"]]
-    assert (outside[["G verdict", "S verdict", "N_a/N verdict"]] == OUTSIDE).all().all()
-
-
 # --- constrained: Eq. 3 only at g = 4 --------------------------------------------------------
-
-
-def test_constrained_gives_no_verdict_off_its_fitted_g() -> None:
-    table = verdicts.question_table("constrained")
-    assert (table["Eq. 3 verdict"] == OUTSIDE).all()
-    assert not table["in fitted domain"].any()
-    # A model at g = 4 inside Table 4's sizes does get a verdict (the gate can open).
-    small = arch.MoEConfig(name="g4", n_layers=8, d_model=384, n_heads=6, head_dim=64,
-                           n_experts=128, top_k=8, d_expert=96, vocab_size=32000,
-                           context_length=2048)
-    row = papers.get("constrained").verdict(small)
-    assert row["Eq. 3 verdict"] in ("routine better", "real model better")
-    assert row["flags"] == []
-
-
-def test_unknown_tokens_are_not_inside_a_domain() -> None:
-    table = verdicts.question_table("leverage")
-    assert not table["in fitted domain"].any()
-    assert not table.loc["gpt-oss-20b", "in fitted domain"]  # no flag, but no budget either
 
 
 # --- compute-optimal answers in one FLOP count ------------------------------------------------
@@ -250,11 +221,3 @@ def test_leverage_side_cost_depends_on_the_activation_ratio() -> None:
              for a in (0.031, 0.078, 0.2)]
     assert costs == pytest.approx([0.0858, 0.0671, 0.0440], abs=5e-4)
 
-
-def test_comprehensive_fitting_runs_stop_at_3_4b() -> None:
-    t8 = cl.table8()
-    fitting = t8[t8["role"] != "validation"]
-    assert fitting["N"].max() == pytest.approx(3.399e9)
-    above = t8[t8["N"] > fitting["N"].max()]
-    assert (above["role"] == "validation").all()
-    assert (above["N"] == above["N"].max()).sum() == 1 and above["N"].max() == 30.249e9

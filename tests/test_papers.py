@@ -11,6 +11,7 @@ import ast
 import dataclasses
 import importlib
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -230,6 +231,112 @@ def test_no_module_outside_a_paper_folder_names_the_paper() -> None:
             found[path.relative_to(ROOT / "moelaws").as_posix()] = frozenset(named)
     assert found == {}
 
+
+
+# --- each paper's tests in its own folder -----------------------------------------------------
+
+CROSS_PAPER_TESTS = frozenset({"tests/test_papers.py", "tests/test_compare.py"})
+"""The test files that may name any paper: the registry's own and the cross-paper comparisons."""
+
+_FIVE_LAWS = frozenset({"leverage", "holistic", "comprehensive", "constrained", "allocation"})
+
+TEST_NAMING_LEFT: dict[str, frozenset[str]] = {
+    # the allocation paper's transcription of the leverage paper's Table 12 against the leverage
+    # chapter's own: a cross-paper comparison, for tests/test_compare.py once its owner is done
+    "tests/papers/allocation/test_allocation.py": frozenset({"leverage"}),
+    # owned by the arch/compare refactor (issue 26) while it moves each paper's counting out
+    "tests/test_arch.py": _FIVE_LAWS,
+    # its per-function base calls and allowances, keyed by each paper's functions: to come from
+    # the papers' folders
+    "tests/test_hostile_sweep.py": _FIVE_LAWS,
+    # comparisons of two or more papers (granularity, MLA, compute-optimal answers): for
+    # tests/test_compare.py once the compare refactor is merged
+    "tests/test_like_for_like.py": _FIVE_LAWS,
+}
+"""Test files outside ``tests/papers/<id>/`` that still name the paper ``id``; the list may only
+shrink (issue 26: a paper's expectations live in its own test folder)."""
+
+
+def _paper_modules() -> dict[str, tuple[str, ...]]:
+    """Each paper's own modules by dotted prefix: its package, or (chapter 0, whose package also
+    holds the shared counting) its adapter and claims modules."""
+    own = {}
+    for paper, adapter in zip(papers.registry(), papers.ADAPTERS, strict=False):
+        package = adapter.rpartition(".")[0]
+        own[paper.id] = ((package,) if package.rpartition(".")[2] == paper.id
+                         else (adapter, f"{package}.claims"))
+    return own
+
+
+def papers_named_by_test(path: Path) -> set[str]:
+    """The papers a test file names: a string that is a paper's id, an import of a paper's own
+    module, or a string holding that module's dotted or slashed path (``moelaws/leverage/``)."""
+    own = _paper_modules()
+    named = set()
+
+    def names(module: str) -> set[str]:
+        return {pid for pid, prefixes in own.items()
+                if any(module == p or module.startswith(p + ".") for p in prefixes)}
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if node.value in own:
+                named.add(node.value)
+            for pid, prefixes in own.items():
+                if any(re.search(re.escape(p).replace(r"\.", "[./]") + r"(?![A-Za-z0-9_])",
+                                 node.value) for p in prefixes):
+                    named.add(pid)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                named |= names(alias.name)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            named |= names(node.module)
+            for alias in node.names:
+                named |= names(f"{node.module}.{alias.name}")
+    return named
+
+
+def files_naming_papers_elsewhere(tests: Path) -> dict[str, frozenset[str]]:
+    """Each test file outside ``tests/papers/<id>/`` and :data:`CROSS_PAPER_TESTS` with the ids
+    it names (its own folder's id not counted)."""
+    found = {}
+    for path in sorted(tests.rglob("*.py")):
+        rel = path.relative_to(tests.parent).as_posix()
+        parts = path.relative_to(tests).parts
+        home = parts[1] if len(parts) > 2 and parts[0] == "papers" else None
+        named = papers_named_by_test(path) - {home}
+        if named and rel not in CROSS_PAPER_TESTS:
+            found[rel] = frozenset(named)
+    return found
+
+
+def test_each_paper_is_named_only_in_its_own_test_folder() -> None:
+    assert {p.name for p in (ROOT / "tests" / "papers").iterdir() if p.is_dir()} == set(
+        papers.ids())
+    assert files_naming_papers_elsewhere(ROOT / "tests") == TEST_NAMING_LEFT
+
+
+def test_the_test_folder_check_sees_every_way_of_naming_a_paper(tmp_path: Path) -> None:
+    tests = tmp_path / "tests"
+    (tests / "papers" / "holistic").mkdir(parents=True)
+    forms = {
+        "id": 'X = "leverage"\n',
+        "import": "from moelaws.holistic import law\n",
+        "from": "from moelaws import comprehensive\n",
+        "module": "import moelaws.constrained.law\n",
+        "path": 'P = "moelaws/allocation/law.py"\n',
+        "dotted": 'M = "moelaws.allocation.views"\n',
+        "chapter0": "from moelaws.arch.claims import CLAIMS\n",
+    }
+    for name, source in forms.items():
+        (tests / f"test_{name}.py").write_text(source)
+    (tests / "test_shared.py").write_text("from moelaws.arch import counting\nX = 'leverages'\n")
+    (tests / "papers" / "holistic" / "test_own.py").write_text('X = "holistic"\n')
+    assert files_naming_papers_elsewhere(tests) == {
+        "tests/test_id.py": {"leverage"}, "tests/test_import.py": {"holistic"},
+        "tests/test_from.py": {"comprehensive"}, "tests/test_module.py": {"constrained"},
+        "tests/test_path.py": {"allocation"}, "tests/test_dotted.py": {"allocation"},
+        "tests/test_chapter0.py": {"anatomy"}}
 
 # --- one entry point for toy training ---------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """The allocation paper's laws in the browser: Vega expressions for Eq. 1 (``r*(C, S)`` with the
 Section 3.3 coefficient laws) and the terms of Eq. 2, written from the constants of
 :mod:`moelaws.allocation.law` and Table 1 (:mod:`moelaws.allocation.extended_loss`); tested
-against the NumPy laws in ``tests/test_chart_expressions.py``."""
+against the NumPy laws in ``tests/papers/allocation/test_allocation_chart_expressions.py``."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The constrained paper's laws in the browser: Vega expressions for Eq. 1-2 (parameter counts
 per ``l·d²``) and Eq. 3 (the loss landscape under two budgets), written from the constants of
-:mod:`moelaws.constrained.law` (tested against it in ``tests/test_chart_expressions.py``)."""
+:mod:`moelaws.constrained.law` (tested against it in
+``tests/papers/constrained/test_constrained_chart_expressions.py``)."""
 
 from __future__ import annotations
 

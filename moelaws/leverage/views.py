@@ -1,7 +1,8 @@
 """Eq. 4 in the browser: the Vega expression of the efficiency leverage that the chapter's
 kernel-free Figure 1b evaluates, written from :data:`~moelaws.leverage.law.TABLE6` and the
 logarithm bases of :mod:`moelaws.leverage.law` (tested against
-:func:`~moelaws.leverage.law.efficiency_leverage` in ``tests/test_chart_expressions.py``)."""
+:func:`~moelaws.leverage.law.efficiency_leverage` in
+``tests/papers/leverage/test_leverage_chart_expressions.py``)."""
 
 from __future__ import annotations
 
