@@ -35,11 +35,13 @@ help:
 	@echo "make lab    open every chapter, executed, in JupyterLab on 127.0.0.1 (LAB_PORT=8888)"
 
 $(STAMP): requirements.txt pyproject.toml
+	@mkdir -p $(VENV) && date +%s > $(VENV)/.started
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
+	@echo "Environment set up in $$(( $$(date +%s) - $$(cat $(VENV)/.started) )) s"; rm -f $(VENV)/.started
 
 venv: $(STAMP)
 
@@ -149,10 +151,12 @@ browser: pages live
 # stage's output whole, when it ends.
 TEST_JOBS ?= 2
 test: venv vendor chromium
+	@mkdir -p _build && date +%s > _build/.test-started
 	$(MAKE) --no-print-directory lint
 	@echo "make test: unit tests, book build, reader's stage, pages ($(TEST_JOBS) at a time; output when each ends)"
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target unit live pages FRESH=1
-	@echo "make test: all checks passed"
+	@echo "make test: all checks passed; ruff, unit, book, reader's stage and pages took" \
+	  "$$(( $$(date +%s) - $$(cat _build/.test-started) )) s"
 
 # Publish the built book on the gh-pages branch (GitHub Pages); the chapters' Colab buttons open
 # their executed notebooks from there (book/_ext/moelaws_pages.py).
