@@ -25,7 +25,7 @@ CHROMIUM := /usr/bin/chromium
 # fails the build (tests/browser/test_build_strict.py checks that with these same flags).
 JB_FLAGS := --warningiserror --nitpick --keep-going
 
-.PHONY: help venv vendor book test lint unit nbval downloads live book-check chromium browser pages \
+.PHONY: help venv vendor book bench test lint unit nbval downloads live book-check chromium browser pages \
 	publish publish-guard clean lab lab-notebooks lab-settings
 
 help:
@@ -85,6 +85,15 @@ book: venv vendor
 
 lint: venv
 	$(BIN)/ruff check moelaws tests book/_ext
+
+# The benchmark's headline (README, "Toy training"); its duration and headline are recorded in
+# _build/durations.json, which the book's timing report shows. BENCH_FLAGS: e.g. --sweep.
+BENCH_FLAGS ?=
+bench: venv
+	@mkdir -p _build; start=$$(date +%s); \
+	$(BIN)/python -m moelaws.torchmoe.bench $(BENCH_FLAGS) | tee _build/bench.txt; \
+	$(BIN)/python book/_ext/moelaws_execution.py _build/timing.json --record "benchmark" \
+	  "$$(( $$(date +%s) - start ))" --note "$$(tail -1 _build/bench.txt)"
 
 # The browser tests need a built book and Chromium: `make browser` runs them.
 unit: venv
@@ -155,8 +164,10 @@ test: venv vendor chromium
 	$(MAKE) --no-print-directory lint
 	@echo "make test: unit tests, book build, reader's stage, pages ($(TEST_JOBS) at a time; output when each ends)"
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target unit live pages FRESH=1
-	@echo "make test: all checks passed; ruff, unit, book, reader's stage and pages took" \
-	  "$$(( $$(date +%s) - $$(cat _build/.test-started) )) s"
+	@$(BIN)/python book/_ext/moelaws_execution.py _build/timing.json --record "make test" \
+	  "$$(( $$(date +%s) - $$(cat _build/.test-started) ))" \
+	  --note "ruff, unit tests, book build, reader's stage and pages; set-up not counted"
+	@echo "make test: all checks passed"
 
 # Publish the built book on the gh-pages branch (GitHub Pages); the chapters' Colab buttons open
 # their executed notebooks from there (book/_ext/moelaws_pages.py).

@@ -4,6 +4,7 @@ ratios, thread count and load. Speed itself is never tested (it depends on the m
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -60,6 +61,15 @@ def test_default_run_is_the_headline_alone(capsys) -> None:
     assert len(report["cpu"]["headline"]["ratios"]) == 3
     assert "headline cpu" in err  # the progress bar is on stderr, the JSON alone on stdout
     assert report["cpu"]["headline"]["dispatch"] == bench.HEADLINE_DISPATCH
+    assert 0 < report["duration_s"] < 600 and 0 < report["cpu_time_s"]
+
+
+def test_text_run_states_its_duration(capsys) -> None:
+    args = ["--d-model", "32", "--no-gpu", "--headline-rounds", "1",
+            "--headline-tokens-per-step", "128", "--threads", "1"]
+    assert bench.main(args) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert re.search(r"took \d+ s \(process CPU time \d+ s\)", first), first
 
 
 def test_headline_dispatch_can_be_chosen(capsys) -> None:

@@ -24,10 +24,13 @@ Timing report: at the end of the build, the execution time of every notebook (fr
 per-document ``exec_data``), the CPU time its kernel used (the build's reaped child processes'
 CPU time, measured around the reading of each notebook: unlike wall-clock time it does not grow
 when other processes share the cores), the load average and the build's own duration are
-printed and written to ``_build/timing.json``. Run this file as a script to print that report
-again::
+printed and written to ``_build/timing.json``, followed by the last measured duration of
+``make test`` and of the benchmark in this checkout (``_build/durations.json``, which those
+commands write). Run this file as a script to print that report again, or to record a
+duration::
 
     python book/_ext/moelaws_execution.py _build/timing.json [--total SECONDS]
+    python book/_ext/moelaws_execution.py _build/timing.json --record NAME SECONDS [--note TEXT]
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ from typing import Any
 
 HASH_FILE = "moelaws-environment.sha256"
 TIMING_FILE = "timing.json"
+DURATIONS_FILE = "durations.json"
+"""``_build/durations.json``: the last measured duration of each long command run in this
+checkout (``make test``, the benchmark: ``make bench``), shown by the timing report."""
 POLL_SLICE_S = 0.25
 
 
@@ -188,8 +194,9 @@ def timing_records(env: Any, start: float, cpu: dict[str, float] | None = None
     return records
 
 
-def format_report(report: dict[str, Any]) -> str:
-    """The timing report as text: one line per notebook, then the totals."""
+def format_report(report: dict[str, Any], durations: dict[str, Any] | None = None) -> str:
+    """The timing report as text: one line per notebook, then the totals, then the last
+    measured duration of each long command (``durations``, from :data:`DURATIONS_FILE`)."""
     lines = ["Notebook execution times (s): wall clock, kernel CPU"]
     for rec in report["notebooks"]:
         runtime = "-" if rec["runtime_s"] is None else f"{rec['runtime_s']:8.1f}"
@@ -210,7 +217,26 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(f"Load average (1, 5, 15 min) at the end: {report['load_average']}, "
                      f"{report.get('cpu_count')} cores, {report.get('threads')} thread(s) per "
                      "kernel")
+    for name, run in (durations or {}).items():
+        note = f": {run['note']}" if run.get("note") else ""
+        lines.append(f"Last {name} in this checkout: {run['seconds']:.0f} s "
+                     f"(finished {run.get('finished', '?')}, load average at the end "
+                     f"{run.get('load_average', '?')}){note}")
     return "\n".join(lines)
+
+
+def record_duration(path: Path, name: str, seconds: float, note: str = "") -> dict[str, Any]:
+    """Record that ``name`` (a command) took ``seconds`` in ``path`` (``durations.json``)."""
+    runs = json.loads(path.read_text()) if path.is_file() else {}
+    runs[name] = {
+        "seconds": round(seconds, 1),
+        "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "note": note,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(runs, indent=2) + "\n")
+    return runs
 
 
 def _write_timing(app: Any, exception: Exception | None) -> None:
@@ -259,16 +285,27 @@ def setup(app: Any) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print a timing report, first recording the whole command's duration in it."""
+    """Print a timing report, first recording the whole command's duration in it; or, with
+    ``--record NAME SECONDS``, record a long command's duration for the report."""
     parser = argparse.ArgumentParser(description="Print the book's timing report.")
     parser.add_argument("report", type=Path, help="the timing.json a build wrote")
     parser.add_argument("--total", type=float, help="the whole build command's duration (s)")
+    parser.add_argument("--record", nargs=2, metavar=("NAME", "SECONDS"),
+                        help=f"record NAME's duration in {DURATIONS_FILE} beside REPORT")
+    parser.add_argument("--note", default="", help="what --record's run measured")
     args = parser.parse_args(argv)
+    durations_path = args.report.parent / DURATIONS_FILE
+    if args.record:
+        name, seconds = args.record[0], float(args.record[1])
+        record_duration(durations_path, name, seconds, args.note)
+        print(f"{name} took {seconds:.0f} s (recorded in {durations_path})")
+        return 0
     report = json.loads(args.report.read_text())
     if args.total is not None:
         report["total_seconds"] = args.total
         args.report.write_text(json.dumps(report, indent=2) + "\n")
-    print(format_report(report))
+    durations = json.loads(durations_path.read_text()) if durations_path.is_file() else None
+    print(format_report(report, durations))
     return 0
 
 

@@ -433,6 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("without --sweep the benchmark is the headline: --headline-rounds must be "
                      "at least 1")
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    started_wall, started_cpu = time.perf_counter(), time.process_time()
     report = {"torch": torch.__version__, "threads": n_threads}
     if args.sweep:
         print(f"sweep: {_sweep_estimate(kwargs)}", file=sys.stderr)
@@ -460,11 +461,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         gpu_head = report["gpu"].get("headline")
         report["gpu_moe_over_dense_e32"] = (gpu_head["median"] if gpu_head
                                             else report["gpu"]["moe_over_dense_e32"])
+    report["duration_s"] = round(time.perf_counter() - started_wall, 1)
+    report["cpu_time_s"] = round(time.process_time() - started_cpu, 1)
     if args.json:
         print(json.dumps(report))
     else:
         print(f"torch {report['torch']}, {n_threads} thread(s), load average "
-              f"{report['load_average_before']} before, {report['load_average_after']} after")
+              f"{report['load_average_before']} before, {report['load_average_after']} after; "
+              f"took {report['duration_s']:.0f} s (process CPU time {report['cpu_time_s']:.0f} s)")
         print(_table(report["cpu"]))
         if "gpu" in report:
             print()

@@ -106,6 +106,29 @@ def test_timing_report_command_records_the_total(tmp_path: Path) -> None:
     assert json.loads(path.read_text())["total_seconds"] == 7.0
 
 
+def test_timing_report_shows_the_last_test_and_benchmark_durations(tmp_path: Path) -> None:
+    """`make test` and `make bench` record their durations beside the timing report, which
+    prints the last of each (issue 27: "the timings report shows them")."""
+    path = tmp_path / "timing.json"
+    path.write_text(json.dumps({
+        "notebooks": [], "executed_seconds": 0.0, "executed_count": 0,
+        "sphinx_seconds": 3.0, "total_seconds": None, "execution_cache": "new",
+    }))
+    for name, seconds, note in (("make test", "512", "all stages"),
+                                ("benchmark", "83", "median 0.98, min 0.92"),
+                                ("make test", "498", "again")):
+        out = subprocess.run([sys.executable, str(EXT_PATH), str(path), "--record", name,
+                              seconds, "--note", note], capture_output=True, text=True,
+                             check=True).stdout
+        assert f"{name} took {seconds} s" in out
+    report = subprocess.run([sys.executable, str(EXT_PATH), str(path)], capture_output=True,
+                            text=True, check=True).stdout
+    assert "Last make test in this checkout: 498 s" in report and ": again" in report
+    assert "Last benchmark in this checkout: 83 s" in report
+    assert "512" not in report
+    assert "Last " not in ext.format_report(json.loads(path.read_text()))
+
+
 _WIDGET_CELL = textwrap.dedent(
     """
     import altair as alt
