@@ -244,8 +244,6 @@ TEST_NAMING_LEFT: dict[str, frozenset[str]] = {
     # the allocation paper's transcription of the leverage paper's Table 12 against the leverage
     # chapter's own: a cross-paper comparison, for tests/test_compare.py once its owner is done
     "tests/papers/allocation/test_allocation.py": frozenset({"leverage"}),
-    # owned by the arch/compare refactor (issue 26) while it moves each paper's counting out
-    "tests/test_arch.py": _FIVE_LAWS,
     # its per-function base calls and allowances, keyed by each paper's functions: to come from
     # the papers' folders
     "tests/test_hostile_sweep.py": _FIVE_LAWS,
