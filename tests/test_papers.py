@@ -241,15 +241,9 @@ CROSS_PAPER_TESTS = frozenset({"tests/test_papers.py", "tests/test_compare.py"})
 _FIVE_LAWS = frozenset({"leverage", "holistic", "comprehensive", "constrained", "allocation"})
 
 TEST_NAMING_LEFT: dict[str, frozenset[str]] = {
-    # the allocation paper's transcription of the leverage paper's Table 12 against the leverage
-    # chapter's own: a cross-paper comparison, for tests/test_compare.py once its owner is done
-    "tests/papers/allocation/test_allocation.py": frozenset({"leverage"}),
     # its per-function base calls and allowances, keyed by each paper's functions: to come from
     # the papers' folders
     "tests/test_hostile_sweep.py": _FIVE_LAWS,
-    # comparisons of two or more papers (granularity, MLA, compute-optimal answers): for
-    # tests/test_compare.py once the compare refactor is merged
-    "tests/test_like_for_like.py": _FIVE_LAWS,
 }
 """Test files outside ``tests/papers/<id>/`` that still name the paper ``id``; the list may only
 shrink (issue 26: a paper's expectations live in its own test folder)."""
