@@ -241,9 +241,6 @@ CROSS_PAPER_TESTS = frozenset({"tests/test_papers.py", "tests/test_compare.py"})
 _FIVE_LAWS = frozenset({"leverage", "holistic", "comprehensive", "constrained", "allocation"})
 
 TEST_NAMING_LEFT: dict[str, frozenset[str]] = {
-    # its per-function base calls and allowances, keyed by each paper's functions: to come from
-    # the papers' folders
-    "tests/test_hostile_sweep.py": _FIVE_LAWS,
 }
 """Test files outside ``tests/papers/<id>/`` that still name the paper ``id``; the list may only
 shrink (issue 26: a paper's expectations live in its own test folder)."""
