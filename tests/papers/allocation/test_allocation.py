@@ -517,3 +517,9 @@ def test_table2_learning_rates_are_table12_truncated_not_rounded():
     dev = hp["eta at C(batch) / table 12 eta"] - 1
     assert 0.03 < dev.min() < 0.05 and 0.11 < dev.max() < 0.12
     assert (hp["log2 B_opt(C from lr) / batch"].abs() < 0.5).all()
+
+
+def test_optimal_ratio_is_swept_by_the_property_tests() -> None:
+    from test_properties import LAWS
+
+    assert "allocation.optimal_ratio" in {name for name, *_ in LAWS}
