@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
-from moelaws import arch, conventions
-from moelaws.allocation.counting import expert_attention_ratio
+from moelaws import arch, conventions, papers
 from moelaws.arch import MLA, MoEConfig
 
 TINY = MoEConfig(n_layers=2, d_model=8, n_heads=2, n_kv_heads=1, d_ff=16, n_experts=4, top_k=2,
@@ -43,45 +40,6 @@ def test_tied_embeddings_and_biases() -> None:
     assert extra == 2 * 24 + 5 * (2 * 4 + 8) + 4
 
 
-def test_holistic_convention_matches_appendix_a_by_hand() -> None:
-    c = conventions.counts(TINY, "holistic")
-    # Eq. 10 with N_q = 2, N_kv = 1, d_qkv = 4, d = 8, d_d = 16, d_m = 4, K = 2, one shared
-    na = 2 * 8 * 4 * (2 + 1) * 2 + 3 * 8 * 16 * 1 + 1 * (2 * 3 * 8 * 4 + 3 * 8 * 4)
-    assert c.active == na
-    assert c.total == na + 3 * 8 * 4 * (4 - 2) * 1
-    assert c.compute_per_token == 6 * na + 6 * 6 * 2 * 4 * 2  # Eq. 12, S = context length
-
-
-def test_comprehensive_and_constrained_conventions_by_hand() -> None:
-    cfg = MoEConfig(n_layers=3, d_model=16, n_heads=4, n_experts=8, top_k=2, n_shared=1,
-                    d_expert=8, vocab_size=10)
-    comp = conventions.counts(cfg, "comprehensive")
-    assert comp.active == (4 * 4 * 4 + 3 * 3 * 8) * 16 * 3  # Eq. 2, G = 3
-    assert comp.total == (4 * 4 * 4 + 3 * 8 * (1 + 8)) * 16 * 3  # Eq. 3, S·G = 1
-    assert comp.compute_per_token == comp.active
-    con = conventions.counts(cfg, "constrained")
-    g = 16 / 8
-    assert con.total == pytest.approx(3 * 16**2 * (4 + 3 * 9 / g))  # Eq. 1, shared counted
-    assert con.active == pytest.approx(3 * 16**2 * (4 + 3 * 3 / g))
-    assert math.isnan(con.compute_per_token)
-
-
-def test_leverage_and_allocation_flops_by_hand() -> None:
-    cfg = MoEConfig(n_layers=2, d_model=16, n_heads=4, n_kv_heads=2, n_experts=8, top_k=2,
-                    n_shared=1, d_expert=8, vocab_size=10, context_length=5)
-    lev = conventions.counts(cfg, "leverage")
-    attn = 2 * 16**2 * (1 + 2 / 2) + 4 * 5 * 16
-    assert lev.attention_flops == 2 * attn
-    assert lev.ffn_flops == 2 * (6 * 16 * 2 * 8 + 4 * 16 * 8)
-    assert lev.compute_per_token == 3 * (2 * attn + lev.ffn_flops + 2 * 16 * 10)
-    alloc = conventions.counts(cfg, "allocation")
-    attn = 2 * 16**2 + 4 * 16**2 / 2 + 2 * 5 * 16 + 2 * 5 * 16 + 2 * 16**2
-    assert alloc.attention_flops == 2 * attn
-    assert alloc.ffn_flops == 2 * (2 * 16 * 8 + 6 * 16 * 8 * 3)
-    ratio = alloc.ffn_flops / alloc.attention_flops
-    assert expert_attention_ratio(cfg) == pytest.approx(ratio)
-
-
 def test_mla_attention_weights_of_deepseek_v3() -> None:
     cfg = arch.preset("DeepSeek-V3")
     m = cfg.mla
@@ -95,28 +53,15 @@ def test_dense_model_counts() -> None:
     cfg = arch.preset("Dense-6.1B")
     assert arch.total_params(cfg) == arch.active_params(cfg)
     assert arch.activation_ratio(cfg) == 1.0
-    with pytest.raises(ValueError, match="dense"):
-        conventions.granularity(cfg, "leverage")
+    for paper_id in papers.ids("granularity"):
+        with pytest.raises(ValueError, match="dense"):
+            conventions.granularity(cfg, paper_id)
 
 
 def test_ratios_of_moe_mini() -> None:
     cfg = arch.preset("MoE-mini")
     assert arch.activation_ratio(cfg) == pytest.approx(13 / 385)
-    assert conventions.granularity(cfg, "leverage") == pytest.approx(2 * 2048 / 384)
-    assert conventions.granularity(cfg, "comprehensive") == 13
-    assert conventions.granularity(cfg, "constrained") == pytest.approx(2048 / 384)
     assert arch.sharing_ratio(cfg) == pytest.approx(1 / 13)
-    assert conventions.sparsity(cfg, "constrained") == 32
-    assert conventions.sparsity(cfg, "allocation") == pytest.approx(1 - 13 / 385)
-
-
-def test_allocation_sparsity_matches_the_papers_setup() -> None:
-    # App. B.1: 1 shared + 2 routed active; E = 17, 33, 65, 129 experts in all
-    expected = {17: 0.8235, 33: 0.9091, 65: 0.9538, 129: 0.9767}
-    for total, s in expected.items():
-        cfg = MoEConfig(n_layers=1, d_model=8, n_heads=1, n_experts=total - 1, top_k=2,
-                        n_shared=1, d_expert=4)
-        assert conventions.sparsity(cfg, "allocation") == pytest.approx(s, abs=5e-5)
 
 
 def test_sliding_window_layers_see_only_their_window() -> None:
@@ -184,10 +129,12 @@ def test_mla_validation() -> None:
 
 
 def test_arch_counts_exactly_and_sends_a_paper_convention_to_the_registry() -> None:
-    with pytest.raises(ValueError, match=r"moelaws\.conventions\.counts\(cfg, 'leverage'\)"):
-        arch.counts(TINY, "leverage")
-    with pytest.raises(ValueError, match="only the exact convention"):
-        arch.total_params(TINY, "holistic")
+    for name in conventions.names()[1:]:
+        with pytest.raises(ValueError,
+                           match=rf"moelaws\.conventions\.counts\(cfg, '{name}'\)"):
+            arch.counts(TINY, name)
+        with pytest.raises(ValueError, match="only the exact convention"):
+            arch.total_params(TINY, name)
     assert arch.counts(TINY) == conventions.counts(TINY, "exact")
 
 
@@ -196,10 +143,13 @@ def test_unknown_convention_and_preset() -> None:
         conventions.counts(TINY, "kaplan")
     with pytest.raises(ValueError, match="preset"):
         arch.preset("GPT-5")
-    with pytest.raises(ValueError, match="convention"):
-        conventions.granularity(TINY, "holistic")
-    with pytest.raises(ValueError, match="convention"):
-        conventions.sparsity(TINY, "leverage")
+    for role, of in (("granularity", conventions.granularity),
+                     ("sparsity", conventions.sparsity)):
+        without = [i for i in papers.ids() if i not in papers.ids(role)]
+        assert without
+        for paper_id in without:
+            with pytest.raises(ValueError, match="convention"):
+                of(TINY, paper_id)
 
 
 def test_from_dict_round_trip_and_errors() -> None:
@@ -227,30 +177,6 @@ def test_every_preset_counts_under_every_convention() -> None:
         assert list(table.index) == list(conventions.names())
     table = conventions.presets_table()
     assert list(table.index) == list(arch.PRESETS)
-    assert table.loc["Mixtral-8x7B", "s = n_exp/n_topk (constrained)"] == 4
-
-
-def test_expert_attention_ratio_of_mla_models_under_three_readings() -> None:
-    v3, kimi = arch.preset("DeepSeek-V3"), arch.preset("Kimi-K2")
-    # convention: every MLA head a full 192-wide K/Q/V head, C_A inflated
-    assert expert_attention_ratio(v3) == pytest.approx(0.439, abs=1e-3)
-    # App. C literally with d = d_model: 8·d² + 4·n_ctx·d per layer
-    d = 7168
-    c_e = conventions.counts(v3, "allocation").ffn_flops
-    assert expert_attention_ratio(v3, attention="d_model") == pytest.approx(
-        c_e / (61 * (8 * d * d + 4 * 4096 * d)))
-    # the real MLA attention: 2 x projection weights + 2·n_h·(192 + 128) per key
-    real = 61 * (2 * arch.attention_weights(v3, norms=False) + 2 * 128 * 320 * 4096)
-    assert expert_attention_ratio(v3, attention="exact") == pytest.approx(c_e / real)
-    assert expert_attention_ratio(v3, attention="exact") == pytest.approx(1.12, abs=0.01)
-    assert expert_attention_ratio(kimi, attention="exact") == pytest.approx(2.16, abs=0.01)
-    # grouped-query attention with n_h·d_head = d_model: the three readings agree
-    mixtral = arch.preset("Mixtral-8x7B")
-    r = {a: expert_attention_ratio(mixtral, attention=a)
-         for a in ("convention", "d_model", "exact")}
-    assert r["convention"] == pytest.approx(r["d_model"]) == pytest.approx(r["exact"])
-    with pytest.raises(ValueError, match="attention"):
-        expert_attention_ratio(v3, attention="mla")
 
 
 @pytest.mark.parametrize("field", ["tie_embeddings", "attention_bias", "expert_bias",

@@ -9,13 +9,18 @@ that is NaN or infinite where the function does not document NaN.
 
 The functions are discovered (each subpackage's ``__all__``, each module's public functions), so
 a new public function is swept as soon as it exists; the few that cannot be (they write files,
-train, or change process-wide state) are listed in :data:`EXCLUDED` with the reason.
+train, or change process-wide state) are listed in :data:`EXCLUDED` with the reason. The papers'
+packages come from the registry (:func:`moelaws.papers.packages`); what the sweep needs to know
+about one paper's functions (base calls, the slow ones' share of kinds, documented non-finite
+values) lives in that paper's test folder, ``tests/papers/<id>/hostile_<id>.py``
+(:func:`paper_sweep_data`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 import inspect
 import math
 import signal
@@ -23,13 +28,14 @@ import time
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from moelaws import arch
+from moelaws import arch, conventions, paper_data, papers
 from moelaws.validation import ExtrapolationWarning, documents_nan
 
 TIME_LIMIT = 10.0
@@ -38,21 +44,72 @@ TIME_LIMIT = 10.0
 """The holes the sweep found that are not fixed yet, one ``function parameter kind outcome`` a
 line (see :func:`test_no_new_holes`)."""
 
-PACKAGES = ("leverage", "holistic", "comprehensive", "constrained", "allocation", "arch",
-            "claims", "torchmoe")
+PAPER_PACKAGES = tuple(p.removeprefix("moelaws.") for p in papers.packages())
+"""Every paper's package, from the registry (chapter 0's is ``arch``)."""
+
+PACKAGES = (*PAPER_PACKAGES, "claims", "torchmoe")
 """Subpackages whose ``__all__`` is their public surface."""
 
+PAPER_SUBMODULES = ("data_tables", "counting")
+"""Modules of a paper's own package swept besides its ``__all__`` (where the package has them;
+chapter 0's ``arch`` is shared, its counting is in its ``__all__``)."""
+
 MODULES = ("fit", "rounding", "sliders", "charts", "validation", "vega_expr", "papers",
-           "paper_data", "data_tables", "leverage.data_tables", "holistic.data_tables",
-           "comprehensive.data_tables", "constrained.data_tables", "leverage.counting",
-           "holistic.counting", "comprehensive.counting", "constrained.counting",
-           "allocation.counting", "conventions", "interactive_tables", "glue",
+           "paper_data", "data_tables",
+           *(f"{package}.{sub}" for sub in PAPER_SUBMODULES
+             for package, paper in zip(PAPER_PACKAGES, papers.registry(), strict=False)
+             if package == paper.id
+             and importlib.util.find_spec(f"moelaws.{package}.{sub}") is not None),
+           "conventions", "interactive_tables", "glue",
            "threads", "notebook_export", "compare.calculator", "compare.card",
            "compare.compute_optimal", "compare.counting", "compare.granularity", "compare.mla",
            "compare.recommend", "compare.regimes", "compare.report", "compare.tokens",
            "compare.verdicts")
 """Modules whose ``__all__`` (else every function defined there without a leading underscore)
 is their public surface."""
+
+
+def paper_sweep_data() -> list[ModuleType]:
+    """Each paper's part of the sweep, ``tests/papers/<id>/hostile_<id>.py``, where it has one.
+
+    Such a module may define ``per_function()`` (base calls, as :func:`_per_function`),
+    ``KINDS_PER_PARAMETER`` and ``NON_FINITE_ALLOWED`` (as this module's), for its paper's own
+    functions only.
+    """
+    found = []
+    for paper_id in papers.ids():
+        path = Path(__file__).parent / "papers" / paper_id / f"hostile_{paper_id}.py"
+        if path.is_file():
+            spec = importlib.util.spec_from_file_location(f"hostile_{paper_id}", path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            found.append(module)
+    return found
+
+
+def _with_papers(name: str, shared: dict[str, Any]) -> dict[str, Any]:
+    """``shared`` and every paper's ``name`` (a dict, or a function returning one), merged;
+    a key given twice is an error."""
+    merged = dict(shared)
+    for module in paper_sweep_data():
+        part = getattr(module, name, {})
+        part = part() if callable(part) else part
+        clash = merged.keys() & part.keys()
+        if clash:
+            raise ValueError(f"{module.__name__}.{name} repeats {sorted(clash)}")
+        merged.update(part)
+    return merged
+
+
+def _example_data_file() -> tuple[str, str]:
+    """A (folder, CSV name) of the package's data: the first folder that holds a CSV."""
+    for folder in paper_data.folders():
+        csvs = sorted(p.name for p in paper_data.data_dir(folder).iterdir()
+                      if p.name.endswith(".csv"))
+        if csvs:
+            return folder, csvs[0]
+    raise LookupError("no CSV in the package's data")
 
 EXCLUDED: dict[str, str] = {
     "glue.glue": "records a value into the executing notebook (MyST-NB): a side effect, no result",
@@ -89,7 +146,7 @@ class _WrongRecord:  # a record of the wrong type where a config or a HeadSettin
 HOSTILE["wrong dataclass"] = _WrongRecord()
 
 
-def _curve_points(scale: float = 1.0) -> np.ndarray:
+def curve_points(scale: float = 1.0) -> np.ndarray:
     C = np.geomspace(1e17, 1e20, 6)
     return np.column_stack([C, 80.0 * (scale * C) ** -0.12 + 1.9])
 
@@ -115,39 +172,34 @@ def _base_args() -> dict[str, Any]:
     """Example arguments by name (shared by the laws, as in ``test_properties.VALID``)."""
     from test_properties import VALID
 
+    law_paper = papers.ids("verdict")[0]
     return {**VALID, "caption": "c", "source": "s", "text": "Table 1", "name": "DeepSeek-V3",
-            "paper": "leverage", "paper_id": "leverage", "role": "claims", "folder":
-            "comprehensive", "compute": 1e22, "total_params": 1e11, "x": 2.0, "y": 3.0,
+            "paper": law_paper, "paper_id": law_paper, "role": "claims", "folder":
+            _example_data_file()[0], "compute": 1e22, "total_params": 1e11, "x": 2.0, "y": 3.0,
             "low": 1.0, "high": 2.0, "tol": 0.05, "spec": _spec(), "scale": "0.5B",
-            "convention": "leverage", "reason": "no budget", "printed": "0.12",
-            "delta": 1e-3, "draws": _draws(), "points": _curve_points(),
-            "dense_points": _curve_points(), "moe_points": _curve_points(3.0),
+            "convention": conventions.names()[1], "reason": "no budget", "printed": "0.12",
+            "delta": 1e-3, "draws": _draws(), "points": curve_points(),
+            "dense_points": curve_points(), "moe_points": curve_points(3.0),
             "value": 8.0, "lo": 1.0, "hi": 16.0, "step": 1.0, "min": 1.0, "max": 16.0,
             "label": "G", "residuals": np.array([0.1, -0.2]), "expr": "2 * G",
             "defaults": {"a": 1.0}, "params": {"a": 2.0}, "quantity": "C"}
 
 
 def _per_function() -> dict[str, dict[str, Any]]:
-    """Base calls a name alone does not give (the function's own example arguments)."""
+    """Base calls a name alone does not give (the function's own example arguments); each
+    paper's own functions' come from its folder (:func:`paper_sweep_data`)."""
     import torch
 
-    from moelaws import (
-        allocation,
-        claims,
-        data_tables,
-        fit,
-        interactive_tables,
-        papers,
-        sliders,
-        torchmoe,
-    )
-    from moelaws import comprehensive as cl
+    from moelaws import claims, data_tables, fit, interactive_tables, sliders, torchmoe
     from moelaws.claims.tables import reproduced_table
     from moelaws.compare import counting, recommend
 
     hf_dir = Path(data_tables.__file__).parent / "data" / "hf_configs"
     budget = {"compute": 1e22, "total_params": None, "active_params": None}
-    reproduced = reproduced_table("leverage", None)
+    law_papers = papers.ids("verdict")
+    reproduced = reproduced_table(law_papers[0], None)
+    folder, csv = _example_data_file()
+    table = next(iter(data_tables.all_data_tables()))
     logits = torch.randn(6, 4, generator=torch.Generator().manual_seed(0))
     probs, indices, _ = torchmoe.route(logits, 2)
 
@@ -156,37 +208,19 @@ def _per_function() -> dict[str, dict[str, Any]]:
             "beta": 0.28}
     starts = {k: [v] for k, v in true.items()}  # one start: the sweep tests inputs, not fits
     frame = _fit_frame()
-    t12 = allocation.leverage_table12()
-    return {
-        "leverage.fit_loss_curve": {"points": _curve_points()},
-        "holistic.median_d": {"M": 1e9, "N_a": 1e8, "N": 2.2e9, "n_q": 16, "n_kv": 4,
-                              "d_qkv": 128},
-        "holistic.table4_heads": {"scale": "1e20"},
-        "constrained.implied_granularity": {"N_total": 234e9, "N_active": 21.7e9, "n_exp": 128,
-                                            "n_topk": 7},
-        "constrained.landscape": {"n_experts": [64, 128]},
-        "allocation.config_for_ratio": {"base": arch.MoEConfig(
-            n_layers=2, d_model=64, n_heads=4, head_dim=32, n_experts=16, top_k=2, n_shared=0,
-            d_expert=64, vocab_size=100, context_length=64), "r": 2.0},
-        "allocation.eq4_ratio": {"C": 1e20, "alpha_A": 2.0, "alpha_E": 3.0, "gamma_A": 0.5,
-                                 "gamma_E": 0.3, "mu_A": 0.6, "mu_E": 0.7},
+    return _with_papers("per_function", {
         "arch.from_hf_config": {"config": str(hf_dir / "Mixtral-8x7B-v0.1")},
-        "leverage.leverage_from_loss_curves": {"C": np.geomspace(1e17, 1e19, 3)},
-        "comprehensive.read_table": {"name": "table3"},
-        "comprehensive.read_constants": {"table": "table6"},
-        "comprehensive.fit_compute_optimal_power_law": {"C_min": 1e18, "C_max": 1e20},
-        "allocation.table12_config": {"row": t12.iloc[6]},
-        "allocation.ratio_from_fraction": {"f": 0.5},
         "claims.evaluate": {"claim": claims.all_claims()[0]},
         "claims.printed_tolerance": {"printed": "0.12"},
         "compare.compute_optimal.split": {
-            "quantity": "N", "paper_a": "leverage", "value_a_own": 2.0, "value_a_common": 1.5,
-            "paper_b": "holistic", "value_b_own": 1.0, "value_b_common": 1.2},
-        "conventions.sparsity": {"convention": "constrained"},
-        "compare.granularity.translate": {"value": 8.0, "source": "leverage",
-                                          "target": "comprehensive", "w": 3.0},
-        "compare.recommend.not_applicable": {"paper": "leverage", "reason": "no budget",
-                                            "convention": "leverage"},
+            "quantity": "N", "paper_a": law_papers[0], "value_a_own": 2.0,
+            "value_a_common": 1.5, "paper_b": law_papers[1], "value_b_own": 1.0,
+            "value_b_common": 1.2},
+        "conventions.sparsity": {"convention": papers.ids("sparsity")[0]},
+        "compare.granularity.translate": {"value": 8.0, "source": papers.ids("granularity")[0],
+                                          "target": papers.ids("granularity")[1], "w": 3.0},
+        "compare.recommend.not_applicable": {"paper": law_papers[0], "reason": "no budget",
+                                            "convention": law_papers[0]},
         "compare.report.counts_text": {"report": counting.counts_report(
             arch.preset("DeepSeek-V3"))},
         "compare.report.design_text": {"budget": budget, "recs": recommend.recommend(**budget)},
@@ -196,21 +230,16 @@ def _per_function() -> dict[str, dict[str, Any]]:
         "rounding.status_of_interval": {"low": 0.11, "high": 0.13, "paper": 0.12,
                                         "tol": 0.005},
         "compare.verdicts.position": {"x": 1.5, "low": 1.0, "high": 2.0},
-        "data_tables.data_table": {"name": "holistic-appendix"},
-        "data_tables.data_csv_name": {"name": "holistic-appendix"},
-        "data_tables.data_csv": {"name": "holistic-appendix"},
-        "holistic.data_tables.m_outside_target": {
-            "df": data_tables.data_table("holistic-appendix")},
-        "holistic.data_tables.eq2_off_by_a_digit": {
-            "df": data_tables.data_table("holistic-eq2-table-2")},
-        "constrained.data_tables.inconsistent": {"df": pd.DataFrame({"consistent": [True, False]})},
+        "data_tables.data_table": {"name": table},
+        "data_tables.data_csv_name": {"name": table},
+        "data_tables.data_csv": {"name": table},
         "interactive_tables.interactive_table": {"df": pd.DataFrame({"a": [1.0]}),
                                                  "caption": "c", "source": "s"},
         "interactive_tables.claims_view": {"df": reproduced},
         "interactive_tables.outside_tolerance": {"df": reproduced},
         "interactive_tables.claims_summary": {
-            "target": interactive_tables.chapter_claims_table("leverage")},
-        "interactive_tables.data_interactive_table": {"name": "holistic-appendix"},
+            "target": interactive_tables.chapter_claims_table(law_papers[0])},
+        "interactive_tables.data_interactive_table": {"name": table},
         "fit.fit_power_law": {"x": np.array([1.0, 2.0, 4.0]), "y": np.array([1.0, 0.5, 0.25])},
         "fit.huber_log_normaliser": {"delta": 1e-3},
         "fit.fit_law": {"law": law, "X": frame, "starts": starts, "progress": False},
@@ -219,17 +248,17 @@ def _per_function() -> dict[str, dict[str, Any]]:
         "fit.parameter_recovery": {"law": law, "true_params": true, "starts": starts,
                                    "X": frame[["N", "D"]].to_numpy(), "noise_sd": 0.005,
                                    "n_repeats": 2},
-        "papers.get": {"paper_id": "leverage"},
-        "papers.registered": {"paper": papers.get("leverage")},
-        "paper_data.data_file": {"folder": "comprehensive", "name": "table3.csv"},
-        "paper_data.read_csv": {"folder": "comprehensive", "name": "table3.csv"},
+        "papers.get": {"paper_id": law_papers[0]},
+        "papers.registered": {"paper": papers.get(law_papers[0])},
+        "paper_data.data_file": {"folder": folder, "name": csv},
+        "paper_data.read_csv": {"folder": folder, "name": csv},
         "validation.finite": {"name": "x", "x": 2.0},
         "validation.positive": {"name": "x", "x": 2.0},
         "validation.non_negative": {"name": "x", "x": 2.0},
         "validation.integer": {"name": "x", "x": 2},
         "validation.count": {"name": "x", "x": 2},
         "validation.constants": {"defaults": {"a": 1.0}, "params": {"a": 2.0}},
-        "validation.documents_nan": {"fn": cl.loss},
+        "validation.documents_nan": {"fn": fit.fit_power_law},
         "vega_expr.evaluate": {"expr": "2 * G", "variables": {"G": 8.0}},
         "vega_expr.literal": {"x": 2.0},
         "sliders.int_slider": {"value": 8, "min": 1, "max": 16},
@@ -239,7 +268,7 @@ def _per_function() -> dict[str, dict[str, Any]]:
         "torchmoe.route": {"logits": logits, "top_k": 2},
         "torchmoe.z_loss": {"logits": logits},
         "torchmoe.balance_loss": {"probs": probs, "indices": indices, "n_experts": 4},
-    }
+    })
 
 
 # --- discovery -------------------------------------------------------------------------------
@@ -378,42 +407,35 @@ def message_names(exc: BaseException, parameter: str, extra: tuple[str, ...] = (
     return any(re.search(rf"(?<![\\w]){re.escape(w)}(?![\\w])", text) for w in words if w)
 
 
-KINDS_PER_PARAMETER: dict[str, int] = {  # the slow functions: each parameter gets this many
-    # kinds, rotated so that every kind is still used on some parameter (measured seconds)
-    "allocation.loss_terms": 16,  # 0.003 s a call, 6 parameters
-    "allocation.minimise_eq3": 9,  # 0.004 s a call, 7 parameters
+KINDS_PER_PARAMETER: dict[str, int] = _with_papers("KINDS_PER_PARAMETER", {
+    # the slow functions: each parameter gets this many kinds, rotated so that every kind is
+    # still used on some parameter (measured seconds); each paper's in its folder
     "claims.all_claims": 10,  # 0.030 s a call, 1 parameters
     "claims.check": 4,  # 0.062 s a call, 1 parameters
     "claims.results": 3,  # 0.077 s a call, 1 parameters
     "claims.summary": 4,  # 0.067 s a call, 1 parameters
     "claims.table": 3,  # 0.090 s a call, 1 parameters
     "compare.verdicts.verdicts": 1,  # 0.079 s a call, 2 parameters
-    "comprehensive.fit_compute_optimal_power_law": 6,  # 0.005 s a call, 8 parameters
     "fit.bootstrap": 10,  # 0.004 s a call, 7 parameters
     "fit.fit_law": 1,  # 0.024 s a call, 13 parameters
     "fit.parameter_recovery": 1,  # 0.069 s a call, 9 parameters
-    "holistic.design_report": 6,  # 0.006 s a call, 7 parameters
     "interactive_tables.chapter_claims_table": 8,  # 0.036 s a call, 1 parameters
     "interactive_tables.claims_summary": 1,  # 0.713 s a call, 1 parameters
     "interactive_tables.claims_table": 1,  # 0.558 s a call, 6 parameters
     "interactive_tables.data_interactive_table": 2,  # 0.053 s a call, 2 parameters
     "interactive_tables.interactive_table": 1,  # 0.028 s a call, 13 parameters
-    "leverage.fit_loss_curve": 4,  # 0.036 s a call, 2 parameters
-    "leverage.leverage_from_loss_curves": 1,  # 0.140 s a call, 4 parameters
     "sliders.range_param": 1,  # 0.029 s a call, 7 parameters
-}
+})
 
 
-NON_FINITE_ALLOWED: dict[str, tuple[str, str]] = {
-    "holistic.ratio_bounds": ("['M/N_a'][1]", "the open interval (6, ∞) of Sec. 5.1: infinity "
-                                             "is the documented upper end"),
+NON_FINITE_ALLOWED: dict[str, tuple[str, str]] = _with_papers("NON_FINITE_ALLOWED", {
     "claims.check": ("ours_low", "ClaimResult.ours_low/ours_high are documented NaN for a "
                                  "claim without a range"),
     "claims.evaluate": ("ours_low", "as claims.check"),
     "claims.results": ("ours_low", "as claims.check"),
-}
+})
 """Non-finite values a function documents, by the path :func:`non_finite` reports (its first
-part suffices), with the documentation that makes them valid."""
+part suffices), with the documentation that makes them valid (each paper's in its folder)."""
 
 
 _LABEL = "a label used only in error messages: any non-empty text, digits included, is valid"
@@ -612,6 +634,20 @@ def test_every_public_function_is_swept(swept) -> None:
     assert not broken, broken
     assert len(HOSTILE) >= 26
     assert calls >= 5000, calls
+
+
+def test_every_allowance_names_a_swept_function() -> None:
+    """The base calls and allowances name functions the sweep calls (none left behind by a
+    rename), and each paper's folder speaks only of its own package's functions."""
+    swept_names = {q for q, _ in public_functions()}
+    for table in (_per_function(), KINDS_PER_PARAMETER, NON_FINITE_ALLOWED):
+        assert set(table) <= swept_names, sorted(set(table) - swept_names)
+    own = dict(zip(papers.ids(), PAPER_PACKAGES, strict=False))
+    for module in paper_sweep_data():
+        package = own[module.__name__.removeprefix("hostile_")]
+        keys = [*module.per_function(), *getattr(module, "KINDS_PER_PARAMETER", {}),
+                *getattr(module, "NON_FINITE_ALLOWED", {})]
+        assert keys and all(k.startswith(f"{package}.") for k in keys), (module.__name__, keys)
 
 
 def test_no_holes(swept) -> None:

@@ -238,24 +238,6 @@ def test_no_module_outside_a_paper_folder_names_the_paper() -> None:
 CROSS_PAPER_TESTS = frozenset({"tests/test_papers.py", "tests/test_compare.py"})
 """The test files that may name any paper: the registry's own and the cross-paper comparisons."""
 
-_FIVE_LAWS = frozenset({"leverage", "holistic", "comprehensive", "constrained", "allocation"})
-
-TEST_NAMING_LEFT: dict[str, frozenset[str]] = {
-    # the allocation paper's transcription of the leverage paper's Table 12 against the leverage
-    # chapter's own: a cross-paper comparison, for tests/test_compare.py once its owner is done
-    "tests/papers/allocation/test_allocation.py": frozenset({"leverage"}),
-    # owned by the arch/compare refactor (issue 26) while it moves each paper's counting out
-    "tests/test_arch.py": _FIVE_LAWS,
-    # its per-function base calls and allowances, keyed by each paper's functions: to come from
-    # the papers' folders
-    "tests/test_hostile_sweep.py": _FIVE_LAWS,
-    # comparisons of two or more papers (granularity, MLA, compute-optimal answers): for
-    # tests/test_compare.py once the compare refactor is merged
-    "tests/test_like_for_like.py": _FIVE_LAWS,
-}
-"""Test files outside ``tests/papers/<id>/`` that still name the paper ``id``; the list may only
-shrink (issue 26: a paper's expectations live in its own test folder)."""
-
 
 def _paper_modules() -> dict[str, tuple[str, ...]]:
     """Each paper's own modules by dotted prefix: its package, or (chapter 0, whose package also
@@ -268,9 +250,18 @@ def _paper_modules() -> dict[str, tuple[str, ...]]:
     return own
 
 
+def _qualified(prefix: str) -> str:
+    """A pattern for a paper's module named without ``moelaws.``: a package followed by one of
+    its names (``"leverage.efficiency_leverage"``), or a module itself (``"arch.claims"``)."""
+    short = re.escape(prefix.removeprefix("moelaws."))
+    tail = r"(?![A-Za-z0-9_])" if "." in prefix.removeprefix("moelaws.") else r"\.[A-Za-z_]"
+    return r"(?<![A-Za-z0-9_./])" + short + tail
+
+
 def papers_named_by_test(path: Path) -> set[str]:
     """The papers a test file names: a string that is a paper's id, an import of a paper's own
-    module, or a string holding that module's dotted or slashed path (``moelaws/leverage/``)."""
+    module, or a string holding that module's dotted or slashed path (``moelaws/leverage/``)
+    or a name qualified by its package (``"leverage.efficiency_leverage"``)."""
     own = _paper_modules()
     named = set()
 
@@ -284,7 +275,8 @@ def papers_named_by_test(path: Path) -> set[str]:
                 named.add(node.value)
             for pid, prefixes in own.items():
                 if any(re.search(re.escape(p).replace(r"\.", "[./]") + r"(?![A-Za-z0-9_])",
-                                 node.value) for p in prefixes):
+                                 node.value) or re.search(_qualified(p), node.value)
+                       for p in prefixes):
                     named.add(pid)
         elif isinstance(node, ast.Import):
             for alias in node.names:
@@ -311,9 +303,11 @@ def files_naming_papers_elsewhere(tests: Path) -> dict[str, frozenset[str]]:
 
 
 def test_each_paper_is_named_only_in_its_own_test_folder() -> None:
+    """Outside ``tests/papers/<id>/`` (and the registry's and the comparison's own tests) no
+    test file names a paper (issue 26: a paper's expectations live in its own test folder)."""
     assert {p.name for p in (ROOT / "tests" / "papers").iterdir() if p.is_dir()} == set(
         papers.ids())
-    assert files_naming_papers_elsewhere(ROOT / "tests") == TEST_NAMING_LEFT
+    assert files_naming_papers_elsewhere(ROOT / "tests") == {}
 
 
 def test_the_test_folder_check_sees_every_way_of_naming_a_paper(tmp_path: Path) -> None:
@@ -327,16 +321,21 @@ def test_the_test_folder_check_sees_every_way_of_naming_a_paper(tmp_path: Path) 
         "path": 'P = "moelaws/allocation/law.py"\n',
         "dotted": 'M = "moelaws.allocation.views"\n',
         "chapter0": "from moelaws.arch.claims import CLAIMS\n",
+        "qualified": 'Q = {"holistic.counts": 1}\n',
+        "qualified0": 'Q = "arch.paper"\n',
     }
     for name, source in forms.items():
         (tests / f"test_{name}.py").write_text(source)
-    (tests / "test_shared.py").write_text("from moelaws.arch import counting\nX = 'leverages'\n")
+    (tests / "test_shared.py").write_text("from moelaws.arch import counting\nX = 'leverages'\n"
+                                          "Y = 'arch.counts'\nZ = 'the leverage. Then'\n"
+                                          "W = 'compare.leverage_cost'\n")
     (tests / "papers" / "holistic" / "test_own.py").write_text('X = "holistic"\n')
     assert files_naming_papers_elsewhere(tests) == {
         "tests/test_id.py": {"leverage"}, "tests/test_import.py": {"holistic"},
         "tests/test_from.py": {"comprehensive"}, "tests/test_module.py": {"constrained"},
         "tests/test_path.py": {"allocation"}, "tests/test_dotted.py": {"allocation"},
-        "tests/test_chapter0.py": {"anatomy"}}
+        "tests/test_chapter0.py": {"anatomy"}, "tests/test_qualified.py": {"holistic"},
+        "tests/test_qualified0.py": {"anatomy"}}
 
 # --- one entry point for toy training ---------------------------------------------------------
 

@@ -12,7 +12,6 @@ from moelaws import allocation as al
 from moelaws import arch, conventions
 from moelaws.allocation import checks, extended_loss, toy
 from moelaws.allocation.counting import expert_attention_ratio
-from moelaws.leverage.tables import load_configs
 
 S4 = np.array([14 / 17, 30 / 33, 62 / 65, 126 / 129])
 PARAMS = dict(alpha_A=2.0, alpha_E=3.0, gamma_A=0.5, gamma_E=0.3, mu_A=0.6, mu_E=0.7)
@@ -295,13 +294,10 @@ def test_tables_transcribed():
     assert list(t2["batch_size"]) == [96, 160, 224, 320, 512]
     t12 = al.leverage_table12()
     # all six groups of the leverage Table 12, five rows each, as printed (group 5 ends at
-    # 1184/680), every row equal to the leverage chapter's own transcription
+    # 1184/680); tests/test_compare.py checks every row against the leverage chapter's own
     assert len(t12) == 30 and t12.groupby("group").size().tolist() == [5, 5, 5, 5, 5, 5]
     assert t12[t12["group"] == 5][["n_layers", "d_model", "d_expert"]].iloc[-1].tolist() == [
         16, 1184, 680]
-    leverage = load_configs(12)
-    cols = ["n_layers", "d_model", "d_expert", "n_heads", "n_kv_heads"]
-    assert (leverage[cols].to_numpy() == t12[cols].to_numpy()).all()
     # Table 2 learning rates are Table 12's truncated to 1e-4 (after the exponent-typo fix);
     # group 6 (22 layers, 6e20 FLOPs) has no Table 2 label.
     first = t12.groupby("group")["eta"].first().to_numpy()
@@ -521,3 +517,9 @@ def test_table2_learning_rates_are_table12_truncated_not_rounded():
     dev = hp["eta at C(batch) / table 12 eta"] - 1
     assert 0.03 < dev.min() < 0.05 and 0.11 < dev.max() < 0.12
     assert (hp["log2 B_opt(C from lr) / batch"].abs() < 0.5).all()
+
+
+def test_optimal_ratio_is_swept_by_the_property_tests() -> None:
+    from test_properties import LAWS
+
+    assert "allocation.optimal_ratio" in {name for name, *_ in LAWS}

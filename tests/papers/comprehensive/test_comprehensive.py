@@ -610,3 +610,9 @@ def test_table4_rounding_draws_evaluate_eq14_for_every_draw_at_once() -> None:
     np.testing.assert_allclose(at_once, one_by_one, rtol=1e-14, atol=0)
     # The columns are matched to the constants by name: a shuffled order gives other ratios.
     assert not np.allclose(checks.theoretical_ratios(N, draws, box.index[::-1]), one_by_one)
+
+
+def test_loss_is_swept_by_the_property_tests() -> None:
+    from test_properties import LAWS
+
+    assert "comprehensive.loss" in {name for name, *_ in LAWS}

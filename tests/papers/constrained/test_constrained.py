@@ -536,3 +536,9 @@ def test_printed_qwen3_totals_need_a_reading_chosen_to_match():
     assert 0 < len(hits) <= len(scan) // 10
     assert (hits["g"] == "4 (Algorithm 1)").all() and (hits["max n_exp"] == 128).all()
     assert (hits["Γ"] != "32, 33, ..., 64").all()
+
+
+def test_optimize_is_swept_by_the_property_tests() -> None:
+    from test_properties import LAWS
+
+    assert "constrained.optimize" in {name for name, *_ in LAWS}

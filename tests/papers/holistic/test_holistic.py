@@ -530,3 +530,9 @@ def test_over_670_counts_app_e_runs() -> None:
 
     claim = next(c for c in registry.CLAIMS if "over 670" in c.ref)
     assert claim.compute() == 667 + 30 and claim.expected == "reproduced"
+
+
+def test_counts_is_swept_by_the_property_tests() -> None:
+    from test_properties import LAWS
+
+    assert "holistic.counts" in {name for name, *_ in LAWS}

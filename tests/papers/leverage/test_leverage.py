@@ -457,3 +457,9 @@ def test_table10_sharing_spread_depends_on_the_activation_reading() -> None:
     assert by_a.max() - by_a.min() < 0.1
     assert by_routed.loc[0.833] == pytest.approx(7.81, abs=0.01)
     assert by_routed.loc[0.0] == pytest.approx(4.59, abs=0.01) == by_a.loc[0.0]
+
+
+def test_efficiency_leverage_is_swept_by_the_property_tests() -> None:
+    from test_properties import LAWS
+
+    assert "leverage.efficiency_leverage" in {name for name, *_ in LAWS}
