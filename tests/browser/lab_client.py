@@ -35,7 +35,9 @@ READERS = f"{LAB_DIR}/reader"
 """A link to the folder outside the repository holding the reader's copies of the downloads
 (tests/fresh_env.py): JupyterLab serves them from under its root, the repository, while their
 kernels run in the real folder, with no repository beside it."""
-AUTOSAVE_SECONDS = 10
+AUTOSAVE_SECONDS = 5
+"""JupyterLab's autosave interval in the tests (its default is 120 s): each chapter waits one
+interval and a margin after Ctrl+S so that an autosave runs on the saved notebook."""
 RUN_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_RUN_TIMEOUT", "900"))
 REACT_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_REACT_TIMEOUT", "120"))
 LIVE_MIME = "application/vnd.vegalite.v5+json"
