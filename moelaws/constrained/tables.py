@@ -32,7 +32,7 @@ _PRINTED = {
 }
 
 
-def load(name: str) -> pd.DataFrame:
+def read_table(name: str) -> pd.DataFrame:
     """One transcribed table; printed-number columns are kept as strings.
 
     Parameters
@@ -74,7 +74,7 @@ def half_unit(printed: str) -> float:
 
 def table4_totals() -> pd.DataFrame:
     """Table 4 with ``N_total`` recomputed by Eq. 1 for ``(n_exp, n_topk, g) = (128, 8, 4)``."""
-    t = load("table4")
+    t = read_table("table4")
     t["printed"] = t["N_total_128_8"].astype(float)
     t["ours"] = total_params(t["l"], t["d"], 128, 4.0)
     return t
@@ -120,7 +120,7 @@ def loss_diffs(name: str) -> pd.DataFrame:
     """
     if name not in ("table6", "table7"):
         raise ValueError(f"loss differences exist for table6 and table7, not {name!r}")
-    t = load(name)
+    t = read_table(name)
     t["group"] = _groups(name, t)
     loss = t["loss"].astype(float)
     h = t["loss"].map(half_unit)
@@ -196,7 +196,7 @@ def table7_param_diffs() -> pd.DataFrame:
         Table 7 plus ``total``, ``active`` (Eq. 1-2), ``ours_total_diff``,
         ``ours_active_diff``, ``ours_gamma`` (``d/l``).
     """
-    t = load("table7")
+    t = read_table("table7")
     t["total"] = total_params(t["l"], t["d"], t["n_exp"], 4.0)
     t["active"] = active_params(t["l"], t["d"], t["n_topk"], 4.0)
     ref = t[(t["l"] == 8) & (t["d"] == 336)].iloc[0]

@@ -339,9 +339,9 @@ def test_tables_load_and_table4():
     t4 = tables.table4_totals()
     assert len(t4) == 7
     np.testing.assert_array_equal(t4["ours"], t4["printed"])
-    assert tables.load("table6")["loss"].iloc[2] == "2.960"  # kept as printed
+    assert tables.read_table("table6")["loss"].iloc[2] == "2.960"  # kept as printed
     with pytest.raises(ValueError):
-        tables.load("table9")
+        tables.read_table("table9")
 
 
 def test_half_unit():
