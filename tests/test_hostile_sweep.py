@@ -156,7 +156,7 @@ def _per_function() -> dict[str, dict[str, Any]]:
             "beta": 0.28}
     starts = {k: [v] for k, v in true.items()}  # one start: the sweep tests inputs, not fits
     frame = _fit_frame()
-    t12 = allocation.leverage_table12()
+    t12 = allocation.read_table("leverage_table12")
     return {
         "leverage.fit_loss_curve": {"points": _curve_points()},
         "holistic.median_d": {"M": 1e9, "N_a": 1e8, "N": 2.2e9, "n_q": 16, "n_kv": 4,

@@ -12,7 +12,7 @@ from moelaws import allocation as al
 from moelaws import arch, conventions
 from moelaws.allocation import checks, extended_loss, toy
 from moelaws.allocation.counting import expert_attention_ratio
-from moelaws.leverage.tables import load_configs
+from moelaws.leverage.tables import configs
 
 S4 = np.array([14 / 17, 30 / 33, 62 / 65, 126 / 129])
 PARAMS = dict(alpha_A=2.0, alpha_E=3.0, gamma_A=0.5, gamma_E=0.3, mu_A=0.6, mu_E=0.7)
@@ -184,7 +184,7 @@ def test_symbolic_check():
 
 
 def test_table1_transcription():
-    t = al.table1()
+    t = al.read_table("table1")
     assert list(t["name"]) == list(extended_loss.COEFFICIENT_NAMES)
     coef = extended_loss.table1_coefficients()
     assert coef["tau"] == 13.7354 and coef["d"] == 0.0499
@@ -290,16 +290,16 @@ def test_leverage_eq5_and_inverses():
 
 
 def test_tables_transcribed():
-    t2 = al.table2()
+    t2 = al.read_table("table2")
     assert list(t2["label"]) == ["20M", "30M", "55M", "100M", "200M"]
     assert list(t2["batch_size"]) == [96, 160, 224, 320, 512]
-    t12 = al.leverage_table12()
+    t12 = al.read_table("leverage_table12")
     # all six groups of the leverage Table 12, five rows each, as printed (group 5 ends at
     # 1184/680), every row equal to the leverage chapter's own transcription
     assert len(t12) == 30 and t12.groupby("group").size().tolist() == [5, 5, 5, 5, 5, 5]
     assert t12[t12["group"] == 5][["n_layers", "d_model", "d_expert"]].iloc[-1].tolist() == [
         16, 1184, 680]
-    leverage = load_configs(12)
+    leverage = configs(12)
     cols = ["n_layers", "d_model", "d_expert", "n_heads", "n_kv_heads"]
     assert (leverage[cols].to_numpy() == t12[cols].to_numpy()).all()
     # Table 2 learning rates are Table 12's truncated to 1e-4 (after the exponent-typo fix);
@@ -314,7 +314,7 @@ def test_tables_transcribed():
 
 
 def test_table12_config_and_flops():
-    row = al.leverage_table12().iloc[6]
+    row = al.read_table("leverage_table12").iloc[6]
     cfg = al.table12_config(row)
     assert (cfg.d_model, cfg.d_expert, cfg.n_kv_heads) == (512, 512, 2)
     assert conventions.sparsity(cfg, "allocation") == pytest.approx(62 / 65)
@@ -521,3 +521,14 @@ def test_table2_learning_rates_are_table12_truncated_not_rounded():
     dev = hp["eta at C(batch) / table 12 eta"] - 1
     assert 0.03 < dev.min() < 0.05 and 0.11 < dev.max() < 0.12
     assert (hp["log2 B_opt(C from lr) / batch"].abs() < 0.5).all()
+
+
+def test_read_table_reads_every_listed_table_as_a_fresh_copy():
+    for name in al.TABLES:
+        first = al.read_table(name)
+        rows = len(first)
+        assert rows > 0
+        first.drop(index=first.index, inplace=True)  # a caller's edit must not reach the next
+        assert len(al.read_table(name)) == rows
+    with pytest.raises(ValueError, match="unknown table"):
+        al.read_table("refit_recovery")

@@ -11,6 +11,7 @@ from scipy import optimize
 from moelaws import arch, conventions
 from moelaws import comprehensive as cl
 from moelaws.comprehensive import recovery, transcribe
+from moelaws.comprehensive import tables as comprehensive_tables
 
 P = cl.table2()
 PAPER_TEXT = "comprehensive-moe-scaling-law.txt"
@@ -610,3 +611,14 @@ def test_table4_rounding_draws_evaluate_eq14_for_every_draw_at_once() -> None:
     np.testing.assert_allclose(at_once, one_by_one, rtol=1e-14, atol=0)
     # The columns are matched to the constants by name: a shuffled order gives other ratios.
     assert not np.allclose(checks.theoretical_ratios(N, draws, box.index[::-1]), one_by_one)
+
+
+def test_read_table_reads_every_listed_table_as_a_fresh_copy():
+    for name in comprehensive_tables.TABLES:
+        first = comprehensive_tables.read_table(name)
+        rows = len(first)
+        assert rows > 0
+        first.drop(index=first.index, inplace=True)  # a caller's edit must not reach the next
+        assert len(comprehensive_tables.read_table(name)) == rows
+    with pytest.raises(ValueError, match="no transcribed table"):
+        comprehensive_tables.read_table("refit_recovery")

@@ -536,3 +536,14 @@ def test_printed_qwen3_totals_need_a_reading_chosen_to_match():
     assert 0 < len(hits) <= len(scan) // 10
     assert (hits["g"] == "4 (Algorithm 1)").all() and (hits["max n_exp"] == 128).all()
     assert (hits["Γ"] != "32, 33, ..., 64").all()
+
+
+def test_read_table_reads_every_listed_table_as_a_fresh_copy():
+    for name in tables.TABLES:
+        first = tables.read_table(name)
+        rows = len(first)
+        assert rows > 0
+        first.drop(index=first.index, inplace=True)  # a caller's edit must not reach the next
+        assert len(tables.read_table(name)) == rows
+    with pytest.raises(ValueError, match="unknown table"):
+        tables.read_table("refit_recovery")

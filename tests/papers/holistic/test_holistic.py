@@ -530,3 +530,14 @@ def test_over_670_counts_app_e_runs() -> None:
 
     claim = next(c for c in registry.CLAIMS if "over 670" in c.ref)
     assert claim.compute() == 667 + 30 and claim.expected == "reproduced"
+
+
+def test_read_table_reads_every_listed_table_as_a_fresh_copy():
+    for name in data.TABLES:
+        first = data.read_table(name)
+        rows = len(first)
+        assert rows > 0
+        first.drop(index=first.index, inplace=True)  # a caller's edit must not reach the next
+        assert len(data.read_table(name)) == rows
+    with pytest.raises(ValueError, match="unknown table"):
+        data.read_table("refit_recovery")
