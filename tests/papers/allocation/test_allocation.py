@@ -526,9 +526,8 @@ def test_table2_learning_rates_are_table12_truncated_not_rounded():
 def test_read_table_reads_every_listed_table_as_a_fresh_copy():
     for name in al.TABLES:
         first = al.read_table(name)
-        rows = len(first)
-        assert rows > 0
-        first.drop(index=first.index, inplace=True)  # a caller's edit must not reach the next
-        assert len(al.read_table(name)) == rows
+        assert len(first) > 0
+        first.columns = ["edited"] * first.shape[1]  # a caller's edit must not reach the next
+        assert "edited" not in al.read_table(name).columns
     with pytest.raises(ValueError, match="unknown table"):
         al.read_table("refit_recovery")

@@ -462,9 +462,8 @@ def test_table10_sharing_spread_depends_on_the_activation_reading() -> None:
 def test_read_table_reads_every_listed_table_as_a_fresh_copy():
     for name in tables.TABLES:
         first = tables.read_table(name)
-        rows = len(first)
-        assert rows > 0
-        first.drop(index=first.index, inplace=True)  # a caller's edit must not reach the next
-        assert len(tables.read_table(name)) == rows
+        assert len(first) > 0
+        first.columns = ["edited"] * first.shape[1]  # a caller's edit must not reach the next
+        assert "edited" not in tables.read_table(name).columns
     with pytest.raises(ValueError, match="unknown table"):
         tables.read_table("refit_recovery")
