@@ -29,7 +29,7 @@ from moelaws.comprehensive.counting import comprehensive_counts
 from moelaws.comprehensive.law import constants
 from moelaws.constrained import paper as constrained_paper
 from moelaws.leverage.law import TABLE6
-from moelaws.leverage.tables import load_configs
+from moelaws.leverage.tables import configs
 
 # --- tokens and fitted ranges ----------------------------------------------------------------
 
@@ -542,7 +542,7 @@ def test_leverage_side_cost_depends_on_the_activation_ratio() -> None:
 
 
 def test_allocation_table12_equals_the_leverage_chapters_transcription() -> None:
-    t12 = al.leverage_table12()
-    leverage = load_configs(12)
+    t12 = al.read_table("leverage_table12")
+    leverage = configs(12)
     cols = ["n_layers", "d_model", "d_expert", "n_heads", "n_kv_heads"]
     assert (leverage[cols].to_numpy() == t12[cols].to_numpy()).all()

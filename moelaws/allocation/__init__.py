@@ -4,7 +4,8 @@ Modules: :mod:`~moelaws.allocation.law` (Eq. 1 and the Section 3.3 coefficient l
 :mod:`~moelaws.allocation.derivation` (App. A: Eq. 3, the optimality condition, Eq. 4),
 :mod:`~moelaws.allocation.extended_loss` (Eq. 2 with Table 1), :mod:`~moelaws.allocation.design`
 (App. C FLOPs split and configurations with a chosen r), :mod:`~moelaws.allocation.checks`
-(App. B.1, Table 2, the leverage paper's Table 12 and Eq. 5), :mod:`~moelaws.allocation.toy`
+(App. B.1, Table 2, the leverage paper's Table 12 and Eq. 5), :mod:`~moelaws.allocation.tables`
+(Tables 1 and 2 and the leverage paper's Table 12, as transcribed), :mod:`~moelaws.allocation.toy`
 (our toy-scale sweep; imports torch only when regenerating).
 """
 
@@ -15,8 +16,6 @@ from moelaws.allocation.checks import (
     hyperparameter_check,
     leverage_batch_opt,
     leverage_eta_opt,
-    leverage_table12,
-    table2,
     table12_config,
     table12_flops,
 )
@@ -39,7 +38,6 @@ from moelaws.allocation.extended_loss import (
     loss,
     loss_terms,
     range_minimum,
-    table1,
     uniform_loss,
 )
 from moelaws.allocation.law import (
@@ -59,12 +57,14 @@ from moelaws.allocation.law import (
     rounding_draws,
     sparsity_from_experts,
 )
+from moelaws.allocation.tables import TABLES, read_table
 from moelaws.validation import guard_public
 
 __all__ = [
     "EXPERT_COUNTS",
     "READINGS",
     "SWEPT_RATIOS",
+    "TABLES",
     "alpha_r",
     "attention_share_at_optimum",
     "beta_r",
@@ -87,7 +87,6 @@ __all__ = [
     "least_ratio_threshold",
     "leverage_batch_opt",
     "leverage_eta_opt",
-    "leverage_table12",
     "local_exponent",
     "loss",
     "loss_terms",
@@ -97,12 +96,11 @@ __all__ = [
     "optimality_gap",
     "range_minimum",
     "ratio_from_fraction",
+    "read_table",
     "rounding_draws",
     "solve_optimality",
     "sparsity_from_experts",
     "symbolic_check",
-    "table1",
-    "table2",
     "table12_config",
     "table12_flops",
     "uniform_loss",

@@ -27,8 +27,8 @@ from moelaws.allocation._domain import Array, check_compute
 from moelaws.allocation.counting import allocation_counts
 from moelaws.allocation.design import flops_split
 from moelaws.allocation.law import compute_for_ratio, optimal_ratio
+from moelaws.allocation.tables import read_table
 from moelaws.arch import MoEConfig
-from moelaws.paper_data import read_csv
 from moelaws.validation import positive
 
 LEVERAGE_ETA = (1.1576, -0.1529)
@@ -92,30 +92,8 @@ def compute_for_batch(tokens: Array) -> np.ndarray:
     return (positive("batch size (tokens)", tokens) / coef) ** (1.0 / exp)
 
 
-def _read(name: str) -> pd.DataFrame:
-    return read_csv("allocation", name)
-
-
-@lru_cache(maxsize=1)
-def table2() -> pd.DataFrame:
-    """Table 2 (App. B.1): label, layers, heads, batch size (sequences), learning rate."""
-    return _read("table2.csv")
-
-
-@lru_cache(maxsize=1)
-def leverage_table12() -> pd.DataFrame:
-    """Leverage paper Table 12 (six groups), learning rates corrected.
-
-    ``eta_printed`` is the table's value; ``eta`` corrects three exponent typos (9.5e-3,
-    8.1e-3 and 7.0e-3 for groups 4-6 are 9.5e-4, 8.1e-4 and 7.0e-4 in the same paper's
-    Table 11; the first two also in the allocation paper's Table 2). Groups 1-5 carry Table 2's
-    five labels in order; group 6 (22 layers, 6e20 FLOPs) has no Table 2 label.
-    """
-    return _read("leverage_table12.csv")
-
-
 def table12_config(row, vocab_size: int = LEVERAGE_VOCAB_SIZE) -> MoEConfig:
-    """The :class:`~moelaws.arch.MoEConfig` of one row of :func:`leverage_table12`.
+    """The :class:`~moelaws.arch.MoEConfig` of one row of ``read_table("leverage_table12")``.
 
     E routed experts plus E_s shared ones of the same width, E_a routed active, GQA with the
     printed key/value heads, context 4096.
@@ -162,7 +140,7 @@ def table12_flops(vocab_size: int = LEVERAGE_VOCAB_SIZE) -> pd.DataFrame:
     embeddings.
     """
     rows = []
-    for _, row in leverage_table12().iterrows():
+    for _, row in read_table("leverage_table12").iterrows():
         cfg = table12_config(row, vocab_size)
         split = flops_split(cfg)
         att_printed = value_application_as_printed(cfg)
@@ -176,7 +154,7 @@ def table12_flops(vocab_size: int = LEVERAGE_VOCAB_SIZE) -> pd.DataFrame:
             "total_params": counts.total,
             "total_params_with_embeddings": counts.total + counts.embedding,
         })
-    table = leverage_table12()
+    table = read_table("leverage_table12")
     ints = [c for c in table.columns if pd.api.types.is_integer_dtype(table[c])]
     return pd.DataFrame(rows).astype({c: int for c in ints})
 
@@ -204,9 +182,9 @@ def hyperparameter_check() -> pd.DataFrame:
     group's ``max_training_flops`` with Eq. 5 at that compute (``eta at max C``,
     ``batch at max C`` in sequences).
     """
-    t2 = table2().copy()
+    t2 = read_table("table2")
     # Group g of Table 12 carries the settings of Table 2's g-th label; group 6 has none.
-    t12 = leverage_table12().groupby("group").first().loc[range(1, len(t2) + 1)]
+    t12 = read_table("leverage_table12").groupby("group").first().loc[range(1, len(t2) + 1)]
     t2["batch_tokens"] = t2["batch_size"] * CONTEXT_LENGTH
     t2["C from lr"] = compute_for_eta(t2["learning_rate"])
     t2["C from batch"] = compute_for_batch(t2["batch_tokens"])

@@ -14,7 +14,7 @@ from functools import lru_cache
 import numpy as np
 
 from moelaws import arch
-from moelaws.allocation import checks, derivation, extended_loss, law
+from moelaws.allocation import checks, derivation, extended_loss, law, tables
 from moelaws.allocation.counting import sparsity
 from moelaws.claim import Claim
 
@@ -115,7 +115,7 @@ CLAIMS: list[Claim] = [
             "the chapter compares them with it as context only. " + _TABLE12,
             kind="cross-paper",
         )
-        for row in checks.table2().itertuples()
+        for row in tables.read_table("table2").itertuples()
     ],
     Claim(
         P, "App. B.1 + App. C (value application read as 2·n_ctx·d per token)",

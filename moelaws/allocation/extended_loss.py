@@ -23,14 +23,12 @@ Figure 4's "30M active / 550M total" suggests active parameters, and the chapter
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
 from types import MappingProxyType
 
 import numpy as np
-import pandas as pd
 
 from moelaws.allocation._domain import Array, check_ratio, check_sparsity
-from moelaws.paper_data import read_csv
+from moelaws.allocation.tables import read_table
 from moelaws.validation import finite, positive
 
 COEFFICIENT_NAMES: tuple[str, ...] = ("alpha", "beta", "lambda", "gamma", "tau", "a", "b", "c", "d")
@@ -39,15 +37,9 @@ COEFFICIENT_NAMES: tuple[str, ...] = ("alpha", "beta", "lambda", "gamma", "tau",
 READINGS: tuple[str, ...] = ("none", "log-abs", "log-squared", "squared")
 
 
-@lru_cache(maxsize=1)
-def table1() -> pd.DataFrame:
-    """Table 1 as transcribed (``moelaws/data/allocation/table1.csv``): one row per coefficient."""
-    return read_csv("allocation", "table1.csv", dtype={"printed": str})
-
-
 def table1_coefficients() -> MappingProxyType:
     """Table 1 as a read-only mapping ``{name: value}`` (names: :data:`COEFFICIENT_NAMES`)."""
-    t = table1()
+    t = read_table("table1")
     return MappingProxyType({n: float(v) for n, v in zip(t["name"], t["printed"], strict=True)})
 
 

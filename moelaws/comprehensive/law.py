@@ -107,7 +107,7 @@ def structure_factor(
 
 def _structure_formula(G: Array, S: Array, p: Mapping[str, Array | float]) -> Array:
     """:func:`structure_factor` without its checks, for constants that are arrays (one set
-    per row, e.g. :func:`moelaws.comprehensive.rounding.joint_rounding_draws`' draws)."""
+    per row, e.g. :func:`moelaws.comprehensive.checks.joint_rounding_draws`' draws)."""
     return p["e"] * G + p["f"] / G + p["m"] * S**2 + p["n"] * S
 
 

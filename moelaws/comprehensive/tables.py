@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from moelaws.comprehensive.law import active_params_eq2, total_params_eq3, uv_routed_factor
-from moelaws.paper_data import data_file, read_csv
+from moelaws.paper_data import read_csv
 from moelaws.validation import positive
 
 Array = np.ndarray
@@ -21,14 +21,19 @@ MARGINAL_G_VALUES: tuple[float, ...] = (1, 2, 3, 4, 8, 16)
 Figure 11); the fitting grid uses G ∈ {2.5, 5, 10, 15, 20}."""
 
 
+TABLES: tuple[str, ...] = ("table1", "table2", "table3", "table4", "table6", "table7", "table8",
+                           "appendix_h")
+"""The transcribed tables, by name (``moelaws/data/comprehensive/<name>.csv``)."""
+
+
 def read_table(name: str, *, dtype: object = None) -> pd.DataFrame:
-    """A transcribed table, e.g. ``read_table("table4")``; ``dtype=str`` keeps the printed
-    strings (and so their precision).
+    """A transcribed table, as printed, e.g. ``read_table("table4")``; ``dtype=str`` keeps the
+    printed strings (and so their precision).
 
     Raises
     ------
     ValueError
-        If no such table is transcribed.
+        If ``name`` is not one of :data:`TABLES`.
     TypeError
         If ``dtype`` is not None, ``str`` or a non-empty mapping of column names to ``str``.
     """
@@ -37,8 +42,9 @@ def read_table(name: str, *, dtype: object = None) -> pd.DataFrame:
             and all(isinstance(k, str) and v is str for k, v in dtype.items()))):
         raise TypeError(f"read_table: dtype must be None, str or a mapping of column names to "
                         f"str (to keep the printed strings), not {dtype!r:.60}")
-    if not data_file("comprehensive", f"{name}.csv").is_file():
-        raise ValueError(f"no transcribed table {name!r} in moelaws/data/comprehensive")
+    if name not in TABLES:
+        raise ValueError(f"no transcribed table {name!r} in moelaws/data/comprehensive; "
+                         f"choose from {list(TABLES)}")
     return read_csv("comprehensive", f"{name}.csv", dtype=dtype)
 
 

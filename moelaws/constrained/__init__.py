@@ -2,7 +2,8 @@
 
 Modules: :mod:`~moelaws.constrained.law` (Eq. 1-4, App. C.2),
 :mod:`~moelaws.constrained.design` (Algorithm 1, App. C.3),
-:mod:`~moelaws.constrained.checks` (App. C.3's Qwen3-235B-A22B example against the routine),
+:mod:`~moelaws.constrained.checks` (the paper against itself: App. C.3's Qwen3 example, Eq. 3 on
+Table 7, App. C.4's rounding),
 :mod:`~moelaws.constrained.chinchilla` (Eq. 5 and App. C.4's coefficients),
 :mod:`~moelaws.constrained.tables` (Tables 4, 6, 7), :mod:`~moelaws.constrained.regression`
 (Table 3's OLS analysis), :mod:`~moelaws.constrained.toy` (our toy-scale runs; imports torch

@@ -45,7 +45,7 @@ def _row_value(frame: Callable[[], pd.DataFrame], i: int, col: str) -> Callable[
 
 
 def _table4_claims() -> list[Claim]:
-    t = tables.load("table4")
+    t = tables.read_table("table4")
     return [
         Claim(
             P, f"Table 4, l={r.l}, d={r.d}", "N_total for (n_exp, n_topk, g) = (128, 8, 4)",
@@ -123,7 +123,7 @@ def _loss_diff_claims(name: str) -> list[Claim]:
 
 
 def _table7_param_claims() -> list[Claim]:
-    t = tables.load("table7")
+    t = tables.read_table("table7")
     out = []
     for i, r in enumerate(t.itertuples()):
         if (r.l, r.d) == (8, 336):
@@ -260,14 +260,14 @@ def _qwen3_claims() -> list[Claim]:
 
 
 def _n_range() -> tuple[float, float]:
-    t = tables.load("table4")
+    t = tables.read_table("table4")
     small = laws.total_params(t["l"], t["d"], 128, 4.0).min()
     large = laws.total_params(t["l"], t["d"], 256, 4.0).max()
     return float(small), float(large)
 
 
 def _chinchilla_claims() -> list[Claim]:
-    t6 = tables.load("table6")
+    t6 = tables.read_table("table6")
     out = []
     for r in t6[t6["g"] == 4].itertuples():
         n_total = float(laws.total_params(r.l, r.d, r.n_exp, r.g))

@@ -134,7 +134,7 @@ def recommend(budget: Budget) -> Recommendation:
 @lru_cache(maxsize=1)
 def fitted_ranges() -> dict[str, Range]:
     """Total sizes of Table 4's cores with App. C.1's expert counts (g = 4)."""
-    t4 = tables.load("table4")
+    t4 = tables.read_table("table4")
     totals = [float(total_params(row.l, row.d, n)) for row in t4.itertuples()
               for n, _ in PAPER_EXPERTS]
     return {"N": Range("N_total", float(np.min(totals)), float(np.max(totals)),
@@ -240,14 +240,14 @@ def _data_tables() -> dict:
 
 
 def _sweep_widths() -> tuple[Any, str]:
-    t6 = tables.load("table6")
+    t6 = tables.read_table("table6")
     return t6["n_topk"].astype(float) / t6["g"].astype(float), "Table 6: n_topk/g"
 
 
 def _ablation_optima() -> list[dict[str, Any]]:
     """The g with the lowest loss in each model of the Table 6 ablation (an ablation's best
     point, not a fitted law)."""
-    t6 = tables.load("table6")
+    t6 = tables.read_table("table6")
     t6 = t6.assign(loss_value=t6["loss"].astype(float))
     rows = []
     for (layers, width), group in t6.groupby(["l", "d"], sort=True):

@@ -15,7 +15,7 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from moelaws.constrained.law import active_params, relative_loss, total_params
+from moelaws.constrained.law import active_params, total_params
 from moelaws.paper_data import read_csv
 from moelaws.rounding import status_of_interval
 
@@ -32,7 +32,7 @@ _PRINTED = {
 }
 
 
-def load(name: str) -> pd.DataFrame:
+def read_table(name: str) -> pd.DataFrame:
     """One transcribed table; printed-number columns are kept as strings.
 
     Parameters
@@ -74,7 +74,7 @@ def half_unit(printed: str) -> float:
 
 def table4_totals() -> pd.DataFrame:
     """Table 4 with ``N_total`` recomputed by Eq. 1 for ``(n_exp, n_topk, g) = (128, 8, 4)``."""
-    t = load("table4")
+    t = read_table("table4")
     t["printed"] = t["N_total_128_8"].astype(float)
     t["ours"] = total_params(t["l"], t["d"], 128, 4.0)
     return t
@@ -120,7 +120,7 @@ def loss_diffs(name: str) -> pd.DataFrame:
     """
     if name not in ("table6", "table7"):
         raise ValueError(f"loss differences exist for table6 and table7, not {name!r}")
-    t = load(name)
+    t = read_table(name)
     t["group"] = _groups(name, t)
     loss = t["loss"].astype(float)
     h = t["loss"].map(half_unit)
@@ -196,37 +196,11 @@ def table7_param_diffs() -> pd.DataFrame:
         Table 7 plus ``total``, ``active`` (Eq. 1-2), ``ours_total_diff``,
         ``ours_active_diff``, ``ours_gamma`` (``d/l``).
     """
-    t = load("table7")
+    t = read_table("table7")
     t["total"] = total_params(t["l"], t["d"], t["n_exp"], 4.0)
     t["active"] = active_params(t["l"], t["d"], t["n_topk"], 4.0)
     ref = t[(t["l"] == 8) & (t["d"] == 336)].iloc[0]
     t["ours_total_diff"] = 100 * (t["total"] / ref["total"] - 1)
     t["ours_active_diff"] = 100 * (t["active"] / ref["active"] - 1)
     t["ours_gamma"] = t["d"] / t["l"]
-    return t
-
-
-def table7_against_eq3() -> pd.DataFrame:
-    """Eq. 3's predicted loss differences for Table 7's rows, against the printed losses.
-
-    Table 7 (Sec. 2.2) holds ``g = 4`` and both budgets within 4 %, so Eq. 3 (Sec. 3.2) can be
-    evaluated on its rows directly: ``100·(L_Eq3/L_Eq3,ref − 1)`` relative to the reference
-    ``(8, 336, 43, 4)``. It is an out-of-sample check of Eq. 3 against published losses, with
-    two confounds: Table 7's runs use 4B tokens (Eq. 3's, 9B), and several rows have
-    ``γ = d/l`` outside 32-64.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :func:`loss_diffs` for ``"table7"`` plus ``gamma`` (``d/l``), ``eq3`` (Eq. 3's
-        difference, %) and ``eq3_in_interval`` (Eq. 3's difference lies in the rounding
-        interval of the printed losses).
-    """
-    t = loss_diffs("table7")
-    n_total = total_params(t["l"], t["d"], t["n_exp"], 4.0)
-    pred = relative_loss(n_total, t["n_exp"], t["n_topk"])
-    ref = pred[((t["l"] == 8) & (t["d"] == 336)).to_numpy()][0]
-    t["gamma"] = t["d"] / t["l"]
-    t["eq3"] = 100 * (pred / ref - 1)
-    t["eq3_in_interval"] = (t["eq3"] >= t["lower"]) & (t["eq3"] <= t["upper"])
     return t

@@ -31,7 +31,7 @@ from moelaws.holistic.law import (
     optimal_tokens,
     table4_heads,
 )
-from moelaws.holistic.tables import SCALES, load_appendix, load_table2, load_table4
+from moelaws.holistic.tables import SCALES, appendix, read_table, table2
 
 GRID_M_OVER_NA: tuple[int, ...] = (7, 8, 9, 11, 14, 17)
 """Sec. 5.2: the six sampled M/N_a values (outer order of Tables 9-14)."""
@@ -62,7 +62,7 @@ def eq2_table2() -> pd.DataFrame:
     Columns: printed C, M, D; our M (GFLOPs) and D (billions) rounded as Table 2 rounds them,
     the differences in units of the last printed digit, and M·D/C.
     """
-    t2 = load_table2()
+    t2 = table2()
     m = optimal_flops_per_token(t2["C"].to_numpy()) / 1e9
     d = optimal_tokens(t2["C"].to_numpy()) / 1e9
     return pd.DataFrame(
@@ -86,7 +86,7 @@ def refit_eq2() -> dict[str, float]:
     Log-space OLS of M and of D on C (free coefficient and exponent), and least squares for
     the coefficient alone with the exponent fixed at the printed value.
     """
-    t2 = load_table2()
+    t2 = table2()
     c, m, d = (t2[k].to_numpy(dtype=float) for k in ("C", "M", "D"))
     fm, fd = fit_power_law(c, m), fit_power_law(c, d)
     return {
@@ -115,7 +115,7 @@ def eq2_consistent_coefficients(quantity: str = "M", n_grid: int = 4001) -> pd.D
     """
     if quantity not in ("M", "D"):
         raise ValueError("quantity must be 'M' or 'D'")
-    t2 = load_table2()
+    t2 = table2()
     c = t2["C"].to_numpy(dtype=float)
     y = t2[quantity].to_numpy(dtype=float)
     half = 0.5e-4 * 1e9
@@ -147,8 +147,8 @@ def eq2_consistent_with_printed(quantity: str = "M") -> bool:
 
 @lru_cache(maxsize=1)
 def _appendix_counts() -> pd.DataFrame:
-    frame = load_appendix()
-    t4 = load_table4().set_index("scale")
+    frame = appendix()
+    t4 = read_table("table4").set_index("scale")
     parts = []
     for scale, rows in frame.groupby("scale", sort=False):
         heads = table4_heads(scale)
@@ -231,7 +231,7 @@ def transcription_checks() -> dict[str, float]:
     redundant columns of every table), and the smallest and largest per-table median
     |M/N_a − grid value| (%) of the Sec. 5.2 grid rows (Tables 9-14).
     """
-    frame = load_appendix()
+    frame = appendix()
     grid = grid_summary()["median |M/N_a dev| (%)"]
     return {
         "rows": float(len(frame)),

@@ -22,7 +22,7 @@ P = "holistic"
 
 def _table2_value(quantity: str, row: int) -> Callable[[], float]:
     def compute() -> float:
-        c = float(data.load_table2()["C"].iloc[row])
+        c = float(data.table2()["C"].iloc[row])
         if quantity == "M":
             return float(optimal_flops_per_token(c)) / 1e9
         return float(optimal_tokens(c)) / 1e9
@@ -39,7 +39,7 @@ _EQ2_ROUNDING = (
     "4th decimal."
 )
 
-_TABLE2 = data.load_table2()
+_TABLE2 = data.table2()
 CLAIMS: list[Claim] = []
 for i, row in _TABLE2.iterrows():
     for quantity, column, unit, miss in (
@@ -91,14 +91,14 @@ APP_E_RUNS = 6 * 5
 
 def _rows(section: str | None = None) -> Callable[[], float]:
     def compute() -> float:
-        frame = data.load_appendix()
+        frame = data.appendix()
         return float(len(frame if section is None else frame[frame["section"] == section]))
 
     return compute
 
 
 def _smallest_power_of_two() -> float:
-    frame = data.load_appendix()
+    frame = data.appendix()
     both = np.gcd(frame["d"].to_numpy(), frame["d_m"].to_numpy())
     return float((both & -both).min())
 
@@ -266,7 +266,7 @@ _SWEEP_TOP_EXPLANATION = (
     "801 / 1109 / 1368 / 2010, above the swept maxima (checks.sweep_targets)."
 )
 _SWEEP_TOP_MISS = {"1e18", "3e18", "1e19", "3e19"}
-_APPENDIX = data.load_appendix()
+_APPENDIX = data.appendix()
 for scale, table in checks.SWEEP_TABLES.items():
     rows = _APPENDIX[_APPENDIX["table"] == table]
     d_lo, d_hi = str(int(rows["d"].min())), str(int(rows["d"].max()))

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from moelaws.holistic.tables import SCALES, load_table4
+from moelaws.holistic.tables import SCALES, read_table
 from moelaws.validation import integer, non_negative, positive, warn_if_far_outside
 
 ArrayLike = float | np.ndarray
@@ -130,7 +130,7 @@ def table4_heads(scale: str) -> HeadSettings:
     """
     if scale not in SCALES:
         raise ValueError(f"scale {scale!r} is not one of {', '.join(SCALES)}")
-    row = load_table4().set_index("scale").loc[scale]
+    row = read_table("table4").set_index("scale").loc[scale]
     return HeadSettings(int(row["d_qkv"]), int(row["N_q"]), int(row["N_kv"]))
 
 
@@ -141,7 +141,7 @@ def head_width_rule() -> tuple[float, float]:
     A least-squares line log2(N_q·d_qkv) = a + b·log10(C) through Table 4's six scales;
     :func:`head_settings` rounds it to a power of two. Returns ``(a, b)``.
     """
-    table = load_table4()
+    table = read_table("table4")
     log_c = np.log10(table["C"].to_numpy(dtype=float))
     log_w = np.log2((table["N_q"] * table["d_qkv"]).to_numpy(dtype=float))
     slope, intercept = np.polyfit(log_c, log_w, 1)

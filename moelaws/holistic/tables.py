@@ -2,7 +2,8 @@
 
 Table 2 (six compute-optimal (C, M, D) points), Table 4 (head settings per compute scale) and
 the 667 appendix architectures of Tables 5-21 (see the README next to the CSVs for their
-provenance). Loaders return fresh copies, so callers may modify them.
+provenance). :func:`read_table` returns a table as transcribed; :func:`table2` and
+:func:`appendix` add base-unit columns. All return fresh copies, so callers may modify them.
 """
 
 from __future__ import annotations
@@ -26,13 +27,52 @@ SECTION_OF_TABLE: dict[int, str] = {
 Sec. 5.2 6x6 grids, Sec. 5.3 extra M/N_a samples, Sec. 6 hidden-dimension sweeps."""
 
 
-def _read(name: str, **kwargs: object) -> pd.DataFrame:
-    return read_csv("holistic", name, **kwargs)
+TABLES: dict[str, str] = {
+    "table2": "table2_compute_optimal.csv",
+    "table4": "table4_scale_settings.csv",
+    "appendix": "appendix_architectures.csv",
+}
+"""The transcribed tables, by name, and their files."""
+
+_DTYPES: dict[str, object] = {
+    "table2": str,
+    "table4": {"scale": str},
+    "appendix": {"scale": str, "section": str},
+}
 
 
-@lru_cache(maxsize=1)
-def _table2() -> pd.DataFrame:
-    printed = _read("table2_compute_optimal.csv", dtype=str)
+@lru_cache(maxsize=len(TABLES))
+def _read(name: str) -> pd.DataFrame:
+    return read_csv("holistic", TABLES[name], dtype=_DTYPES[name])
+
+
+def read_table(name: str) -> pd.DataFrame:
+    """One transcribed table, as printed (a fresh copy).
+
+    Parameters
+    ----------
+    name
+        ``"table2"`` (printed numbers as strings), ``"table4"`` (M target, head and training
+        settings per scale) or ``"appendix"`` (Tables 5-21).
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not one of :data:`TABLES`.
+    """
+    if name not in TABLES:
+        raise ValueError(f"unknown table {name!r}; choose from {sorted(TABLES)}")
+    return _read(name).copy()
+
+
+def table2() -> pd.DataFrame:
+    """Table 2: the six compute-optimal (C, M, D) combinations, in base units.
+
+    Columns ``C_EFLOPs_printed``, ``M_GFLOPs_printed``, ``D_billion_tokens_printed`` hold the
+    numbers exactly as printed (strings); ``C`` (FLOPs), ``M`` (FLOPs per token) and ``D``
+    (tokens) are the same numbers as floats in base units.
+    """
+    printed = _read("table2")
     frame = printed.rename(columns=lambda c: f"{c}_printed")
     frame["C"] = printed["C_EFLOPs"].astype(float) * 1e18
     frame["M"] = printed["M_GFLOPs"].astype(float) * 1e9
@@ -41,38 +81,13 @@ def _table2() -> pd.DataFrame:
     return frame
 
 
-def load_table2() -> pd.DataFrame:
-    """Table 2: the six compute-optimal (C, M, D) combinations.
-
-    Columns ``C_EFLOPs_printed``, ``M_GFLOPs_printed``, ``D_billion_tokens_printed`` hold the
-    numbers exactly as printed (strings); ``C`` (FLOPs), ``M`` (FLOPs per token) and ``D``
-    (tokens) are the same numbers as floats in base units.
-    """
-    return _table2().copy()
-
-
-@lru_cache(maxsize=1)
-def _table4() -> pd.DataFrame:
-    return _read("table4_scale_settings.csv", dtype={"scale": str})
-
-
-def load_table4() -> pd.DataFrame:
-    """Table 4: M target, head settings (d_qkv, N_q, N_kv) and training settings per scale."""
-    return _table4().copy()
-
-
-@lru_cache(maxsize=1)
-def _appendix() -> pd.DataFrame:
-    frame = _read("appendix_architectures.csv", dtype={"scale": str, "section": str})
-    frame["C"] = frame["scale"].astype(float)
-    return frame
-
-
-def load_appendix() -> pd.DataFrame:
+def appendix() -> pd.DataFrame:
     """Tables 5-21: the 667 appendix architectures, one row per trained configuration.
 
     Columns: ``table``, ``section``, ``scale`` (as printed), ``row`` (1-based within the
     table), ``d``, ``L_d``, ``d_d``, ``L_m``, ``d_m``, ``L`` (as printed), ``source_line``
     (line of the paper's text extraction the row was read from) and ``C`` (FLOPs).
     """
-    return _appendix().copy()
+    frame = read_table("appendix")
+    frame["C"] = frame["scale"].astype(float)
+    return frame

@@ -23,7 +23,7 @@ from moelaws.leverage.budget import (
 )
 from moelaws.leverage.counting import granularity
 from moelaws.leverage.law import efficiency_leverage
-from moelaws.leverage.tables import app_i_flops, load_configs, metrics, model_scale
+from moelaws.leverage.tables import app_i_flops, configs, metrics, model_scale
 
 HEADLINE = {"A": 0.031, "G": 12.0, "C": 1e22}
 """Sec. 1 and Sec. 4.2.3: "an EL exceeding 7x ... at 1e22 FLOPs with an activation ratio of
@@ -207,7 +207,7 @@ def allocation_ratio(C: float, quantity: str) -> float:
 def hyperparameters() -> pd.DataFrame:
     """Printed η and B of Tables 8-12 per group vs Eq. 5 at the group's max training FLOPs,
     and the budgets at which Eq. 5 gives the printed values."""
-    cfg = load_configs()
+    cfg = configs()
     groups = cfg.groupby(["table", "group"]).first().reset_index()
     out = groups[["table", "group", "d_model", "eta", "B", "max_training_flops"]].copy()
     C = groups["C_max"].to_numpy()
@@ -228,7 +228,7 @@ def hyperparameter(table: int, group: int, which: str) -> float:
     """
     if which not in ("eta", "B"):
         raise ValueError("which must be 'eta' or 'B'")
-    cfg = load_configs(table)
+    cfg = configs(table)
     rows = cfg[cfg["group"] == group]
     if rows.empty:
         raise ValueError(f"Table {table} has no group {group}")

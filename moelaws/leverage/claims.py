@@ -474,7 +474,7 @@ CLAIMS: list[Claim] = [
     Claim(
         P, "App. H (HumanEval-Plus: 'an impressive lead of over 16 points')",
         "MoE-mini minus Dense-6.1B on HumanEval-Plus", "16",
-        lambda: float(tables.load_table7().query("metric == 'HumanEval-Plus'")
+        lambda: float(tables.table7().query("metric == 'HumanEval-Plus'")
                       .eval("moe - dense").iloc[0]),
         relation=">",
         kind="reproduction",

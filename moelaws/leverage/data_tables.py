@@ -20,11 +20,11 @@ def leverage_benchmark_averages() -> pd.DataFrame:
     per-benchmark rows, for the dense model and MoE-mini."""
     from moelaws.leverage import tables
 
-    t7 = tables.load_table7()
+    t7 = tables.table7()
     printed = t7[t7["kind"] == "average"].set_index("category")[["dense_6_1b", "moe_mini"]]
     ours = pd.concat([tables.category_means("category"), tables.category_means("overall")])
     ours.index = [*tables.CATEGORIES, "All"]
-    t2 = tables.load_table2().set_index("model")
+    t2 = tables.read_table("table2").set_index("model")
     columns = [*tables.CATEGORIES.values(), "Overall Avg."]
     comparison = pd.DataFrame(
         {

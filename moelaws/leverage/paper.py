@@ -198,18 +198,18 @@ def _data_tables() -> dict:
 
 
 def _sweep_widths() -> tuple[Any, str]:
-    from moelaws.leverage.tables import load_configs
+    from moelaws.leverage.tables import configs
 
-    t9 = load_configs(9)
+    t9 = configs(9)
     return ((t9["E_a"] + t9["E_s"]) * t9["d_expert"] / t9["d_model"],
             "Table 9: (E_a + E_s)·d_expert/d_model")
 
 
 def _sweep_sparsity() -> tuple[str, Any, str]:
     # E grows with G in Table 9, so A is fixed.
-    from moelaws.leverage.tables import load_configs
+    from moelaws.leverage.tables import configs
 
-    t9 = load_configs(9)
+    t9 = configs(9)
     return "A = (E_a+E_s)/(E+E_s)", (t9["E_a"] + t9["E_s"]) / (t9["E"] + t9["E_s"]), "Table 9"
 
 

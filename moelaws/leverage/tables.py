@@ -30,13 +30,47 @@ CATEGORIES: dict[str, str] = {
 """Table 7 category -> Table 2 column."""
 
 
-def _read(name: str, **kwargs: object) -> pd.DataFrame:
-    return read_csv("leverage", name, **kwargs)
+TABLES: dict[str, str] = {
+    "configs": "configs_tables8_12.csv",
+    "table2": "table2_categories.csv",
+    "table7": "table7_benchmarks.csv",
+}
+"""The transcribed tables, by name, and their files (``"configs"``: Tables 8-12)."""
+
+_DTYPES: dict[str, object] = {
+    "configs": {"eta": str, "max_training_flops": str},
+    "table2": str,
+    "table7": {"dense_6_1b": str, "moe_mini": str},
+}
+
+
+@lru_cache(maxsize=len(TABLES))
+def _read(name: str) -> pd.DataFrame:
+    return read_csv("leverage", TABLES[name], dtype=_DTYPES[name])
+
+
+def read_table(name: str) -> pd.DataFrame:
+    """One transcribed table, as printed (a fresh copy; printed scores and ``eta`` as strings).
+
+    Parameters
+    ----------
+    name
+        ``"configs"`` (Tables 8-12), ``"table2"`` (category averages) or ``"table7"``
+        (per-benchmark scores).
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not one of :data:`TABLES`.
+    """
+    if name not in TABLES:
+        raise ValueError(f"unknown table {name!r}; choose from {sorted(TABLES)}")
+    return _read(name).copy()
 
 
 @lru_cache(maxsize=1)
 def _configs() -> pd.DataFrame:
-    frame = _read("configs_tables8_12.csv", dtype={"eta": str, "max_training_flops": str})
+    frame = read_table("configs")
     # Tables 9-11 print no n_kv_heads column; the models share Table 8's backbones, whose
     # n_kv_heads depends on d_model only (2 up to 640, 4 from 768).
     kv_by_width = dict(
@@ -52,7 +86,7 @@ def _configs() -> pd.DataFrame:
     return frame
 
 
-def load_configs(table: int | None = None) -> pd.DataFrame:
+def configs(table: int | None = None) -> pd.DataFrame:
     """Tables 8-12: one row per configuration, as transcribed.
 
     Columns as printed (``eta`` and ``max_training_flops`` as strings), plus ``eta_value``,
@@ -73,7 +107,7 @@ def load_configs(table: int | None = None) -> pd.DataFrame:
 
 
 def to_config(row: pd.Series | dict) -> arch.MoEConfig:
-    """An :class:`~moelaws.arch.MoEConfig` for one row of :func:`load_configs`."""
+    """An :class:`~moelaws.arch.MoEConfig` for one row of :func:`configs`."""
     row = dict(row)
     name = f"T{row['table']}-g{row['group']}-r{row['row']}"
     return arch.MoEConfig(
@@ -137,7 +171,7 @@ def model_scale(cfg: arch.MoEConfig, *, shared_factor: float = 4.0) -> float:
 def metrics(frame: pd.DataFrame | None = None) -> pd.DataFrame:
     """A, G, S, N, N_a and FLOPs per token of every configuration of Tables 8-12.
 
-    Columns added to :func:`load_configs`: ``A`` (Sec. 2.1, (E_a + E_s)/(E + E_s)),
+    Columns added to :func:`configs`: ``A`` (Sec. 2.1, (E_a + E_s)/(E + E_s)),
     ``A_routed`` (E_a/E, the ratio the text's quoted values correspond to), ``G``
     (2·d_model/d_expert), ``S`` (E_s/(E_a + E_s)), ``N`` and ``N_a`` (non-embedding weight
     matrices, :func:`~moelaws.leverage.counting.leverage_counts`), ``M``
@@ -148,7 +182,7 @@ def metrics(frame: pd.DataFrame | None = None) -> pd.DataFrame:
     Table 5 MoE law) and ``overtraining`` (= C_max / C_star, the multiple of the
     compute-optimal token count).
     """
-    frame = load_configs() if frame is None else frame.copy()
+    frame = configs() if frame is None else frame.copy()
     rows = []
     for _, row in frame.iterrows():
         cfg = to_config(row)
@@ -175,23 +209,13 @@ def metrics(frame: pd.DataFrame | None = None) -> pd.DataFrame:
     return out
 
 
-@lru_cache(maxsize=1)
-def _benchmarks() -> pd.DataFrame:
-    return _read("table7_benchmarks.csv", dtype={"dense_6_1b": str, "moe_mini": str})
-
-
-def load_table7() -> pd.DataFrame:
+def table7() -> pd.DataFrame:
     """Table 7: per-benchmark scores and printed averages (strings as printed, plus floats
     ``dense`` and ``moe``)."""
-    frame = _benchmarks().copy()
+    frame = read_table("table7")
     frame["dense"] = frame["dense_6_1b"].astype(float)
     frame["moe"] = frame["moe_mini"].astype(float)
     return frame
-
-
-def load_table2() -> pd.DataFrame:
-    """Table 2: category averages, as printed (strings), one row per model."""
-    return _read("table2_categories.csv", dtype=str)
 
 
 def category_means(which: str = "category") -> pd.DataFrame:
@@ -206,7 +230,7 @@ def category_means(which: str = "category") -> pd.DataFrame:
     ValueError
         For an unknown ``which``.
     """
-    t7 = load_table7()
+    t7 = table7()
     bench = t7[t7["kind"] == "benchmark"]
     if which == "category":
         return bench.groupby("category", sort=False)[["dense", "moe"]].mean()
@@ -220,5 +244,5 @@ def category_means(which: str = "category") -> pd.DataFrame:
 
 def benchmark_count() -> int:
     """Number of benchmarks in Table 7 (34)."""
-    t7 = load_table7()
+    t7 = table7()
     return int(np.sum(t7["kind"] == "benchmark"))

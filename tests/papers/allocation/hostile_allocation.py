@@ -17,7 +17,7 @@ def per_function() -> dict[str, dict[str, Any]]:
             d_expert=64, vocab_size=100, context_length=64), "r": 2.0},
         "allocation.eq4_ratio": {"C": 1e20, "alpha_A": 2.0, "alpha_E": 3.0, "gamma_A": 0.5,
                                  "gamma_E": 0.3, "mu_A": 0.6, "mu_E": 0.7},
-        "allocation.table12_config": {"row": allocation.leverage_table12().iloc[6]},
+        "allocation.table12_config": {"row": allocation.read_table("leverage_table12").iloc[6]},
         "allocation.ratio_from_fraction": {"f": 0.5},
     }
 

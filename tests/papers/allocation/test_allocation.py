@@ -183,7 +183,7 @@ def test_symbolic_check():
 
 
 def test_table1_transcription():
-    t = al.table1()
+    t = al.read_table("table1")
     assert list(t["name"]) == list(extended_loss.COEFFICIENT_NAMES)
     coef = extended_loss.table1_coefficients()
     assert coef["tau"] == 13.7354 and coef["d"] == 0.0499
@@ -289,10 +289,10 @@ def test_leverage_eq5_and_inverses():
 
 
 def test_tables_transcribed():
-    t2 = al.table2()
+    t2 = al.read_table("table2")
     assert list(t2["label"]) == ["20M", "30M", "55M", "100M", "200M"]
     assert list(t2["batch_size"]) == [96, 160, 224, 320, 512]
-    t12 = al.leverage_table12()
+    t12 = al.read_table("leverage_table12")
     # all six groups of the leverage Table 12, five rows each, as printed (group 5 ends at
     # 1184/680); tests/test_compare.py checks every row against the leverage chapter's own
     assert len(t12) == 30 and t12.groupby("group").size().tolist() == [5, 5, 5, 5, 5, 5]
@@ -310,7 +310,7 @@ def test_tables_transcribed():
 
 
 def test_table12_config_and_flops():
-    row = al.leverage_table12().iloc[6]
+    row = al.read_table("leverage_table12").iloc[6]
     cfg = al.table12_config(row)
     assert (cfg.d_model, cfg.d_expert, cfg.n_kv_heads) == (512, 512, 2)
     assert conventions.sparsity(cfg, "allocation") == pytest.approx(62 / 65)
@@ -523,3 +523,13 @@ def test_optimal_ratio_is_swept_by_the_property_tests() -> None:
     from test_properties import LAWS
 
     assert "allocation.optimal_ratio" in {name for name, *_ in LAWS}
+
+
+def test_read_table_reads_every_listed_table_as_a_fresh_copy():
+    for name in al.TABLES:
+        first = al.read_table(name)
+        assert len(first) > 0
+        first.columns = ["edited"] * first.shape[1]  # a caller's edit must not reach the next
+        assert "edited" not in al.read_table(name).columns
+    with pytest.raises(ValueError, match="unknown table"):
+        al.read_table("refit_recovery")

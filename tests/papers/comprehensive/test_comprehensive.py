@@ -11,6 +11,7 @@ from scipy import optimize
 from moelaws import arch, conventions
 from moelaws import comprehensive as cl
 from moelaws.comprehensive import recovery, transcribe
+from moelaws.comprehensive import tables as comprehensive_tables
 
 P = cl.table2()
 PAPER_TEXT = "comprehensive-moe-scaling-law.txt"
@@ -616,3 +617,13 @@ def test_loss_is_swept_by_the_property_tests() -> None:
     from test_properties import LAWS
 
     assert "comprehensive.loss" in {name for name, *_ in LAWS}
+
+
+def test_read_table_reads_every_listed_table_as_a_fresh_copy():
+    for name in comprehensive_tables.TABLES:
+        first = comprehensive_tables.read_table(name)
+        assert len(first) > 0
+        first.columns = ["edited"] * first.shape[1]  # a caller's edit must not reach the next
+        assert "edited" not in comprehensive_tables.read_table(name).columns
+    with pytest.raises(ValueError, match="no transcribed table"):
+        comprehensive_tables.read_table("refit_recovery")

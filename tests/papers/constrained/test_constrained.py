@@ -339,9 +339,9 @@ def test_tables_load_and_table4():
     t4 = tables.table4_totals()
     assert len(t4) == 7
     np.testing.assert_array_equal(t4["ours"], t4["printed"])
-    assert tables.load("table6")["loss"].iloc[2] == "2.960"  # kept as printed
+    assert tables.read_table("table6")["loss"].iloc[2] == "2.960"  # kept as printed
     with pytest.raises(ValueError):
-        tables.load("table9")
+        tables.read_table("table9")
 
 
 def test_half_unit():
@@ -497,7 +497,7 @@ def test_toy_load_curves(tmp_path):
 def test_table7_against_eq3_confirms_the_many_expert_gap():
     # Review ch05 #14: Eq. 3 predicts the (103, 16) rows better than the (43, 4) reference,
     # the printed losses make them worse, and the mid-depth (32, 2) row agrees.
-    t = tables.table7_against_eq3().set_index(["l", "d"])
+    t = checks.table7_against_eq3().set_index(["l", "d"])
     assert t.loc[(8, 336), "eq3"] == 0
     many = t[t["n_exp"] == 103]
     assert (many["eq3"] < -0.4).all() and (many["lower"] > 1.2).all()
@@ -512,20 +512,20 @@ def test_table7_against_eq3_confirms_the_many_expert_gap():
 
 def test_chinchilla_relative_gap_and_rounding_corners():
     box = (float(total_params(6, 288, 128)), float(total_params(16, 1024, 256)))
-    lo, hi = chinchilla.relative_gap_range(box, swap_exponents=True)
+    lo, hi = checks.relative_gap_range(box, swap_exponents=True)
     # Review ch05 #5: (128, 8) lower everywhere, by 1.6-7.7 %, far above Eq. 4's 0.35 %.
     assert -0.08 < lo < -0.07 and -0.017 < hi < -0.015
     assert -hi / (2**0.005 - 1) > 4
-    corners = chinchilla.rounding_corners(float(total_params(8, 384, 128)), 9e9, "128/8",
-                                          swap_exponents=True)
+    corners = checks.rounding_corners(float(total_params(8, 384, 128)), 9e9, "128/8",
+                                      swap_exponents=True)
     central = float(chinchilla.chinchilla_loss(total_params(8, 384, 128), 9e9, "128/8",
                                                swap_exponents=True))
     assert corners.shape == (32,) and corners.min() < central < corners.max()
     assert corners.max() / central - 1 > 0.03
     with pytest.raises(ValueError):
-        chinchilla.relative_gap_range((2.0, 1.0))
+        checks.relative_gap_range((2.0, 1.0))
     with pytest.raises(ValueError):
-        chinchilla.rounding_corners(-1.0, 9e9, "128/8")
+        checks.rounding_corners(-1.0, 9e9, "128/8")
 
 
 def test_printed_qwen3_totals_need_a_reading_chosen_to_match():
@@ -542,3 +542,13 @@ def test_optimize_is_swept_by_the_property_tests() -> None:
     from test_properties import LAWS
 
     assert "constrained.optimize" in {name for name, *_ in LAWS}
+
+
+def test_read_table_reads_every_listed_table_as_a_fresh_copy():
+    for name in tables.TABLES:
+        first = tables.read_table(name)
+        assert len(first) > 0
+        first.columns = ["edited"] * first.shape[1]  # a caller's edit must not reach the next
+        assert "edited" not in tables.read_table(name).columns
+    with pytest.raises(ValueError, match="unknown table"):
+        tables.read_table("refit_recovery")

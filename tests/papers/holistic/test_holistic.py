@@ -94,7 +94,7 @@ def test_counts_by_hand_table16_first_row() -> None:
 
 
 def test_counts_agree_with_arch_holistic_convention() -> None:
-    frame = data.load_appendix().iloc[::37]
+    frame = data.appendix().iloc[::37]
     for _, row in frame.iterrows():
         ours = h.counts(row["d"], row["L_d"], row["L_m"], row["d_m"],
                         **h.table4_heads(row["scale"]).as_kwargs())
@@ -263,7 +263,7 @@ def test_design_round_trip(C: float) -> None:
 
 def test_design_at_3e20_sits_inside_the_papers_sweep() -> None:
     cfg = h.design(3e20)
-    sweep = data.load_appendix().query("table == 21")
+    sweep = data.appendix().query("table == 21")
     assert sweep["d"].min() <= cfg.d_model <= sweep["d"].max()
     assert cfg.n_layers == 16 and (cfg.n_heads, cfg.kv_heads, cfg.head_dim) == (16, 8, 128)
 
@@ -316,7 +316,7 @@ def test_design_laws() -> None:
 
 
 def test_appendix_table_shapes() -> None:
-    frame = data.load_appendix()
+    frame = data.appendix()
     counts = frame.groupby("table").size()
     assert len(frame) == 667
     assert (counts.loc[5:14] == 36).all()
@@ -329,7 +329,7 @@ def test_appendix_table_shapes() -> None:
     assert tuple(spot.loc[(9, 36), columns]) == (80, 4, 240, 9, 688, 13)
     assert tuple(spot.loc[(5, 1), columns]) == (1208, 2, 3624, 1, 264, 3)
     assert tuple(spot.loc[(21, 39), ["d", "L_d", "d_m", "L"]]) == (2200, 1, 528, 16)
-    t2 = data.load_table2()
+    t2 = data.table2()
     assert list(t2["M_GFLOPs_printed"]) == ["0.2672", "0.4856", "0.9345", "1.6983", "3.2681",
                                             "5.9390"]
 
@@ -353,7 +353,7 @@ def test_transcription_parses_synthetic_text() -> None:
 
 def test_transcription_of_the_paper_matches_the_csv(paper_text) -> None:
     parsed = parse_appendix_tables(paper_text(PAPER).read_text(encoding="utf-8"))
-    stored = data.load_appendix().drop(columns="C")
+    stored = data.appendix().drop(columns="C")
     pd.testing.assert_frame_equal(parsed, stored, check_dtype=False)
 
 
@@ -536,3 +536,13 @@ def test_counts_is_swept_by_the_property_tests() -> None:
     from test_properties import LAWS
 
     assert "holistic.counts" in {name for name, *_ in LAWS}
+
+
+def test_read_table_reads_every_listed_table_as_a_fresh_copy():
+    for name in data.TABLES:
+        first = data.read_table(name)
+        assert len(first) > 0
+        first.columns = ["edited"] * first.shape[1]  # a caller's edit must not reach the next
+        assert "edited" not in data.read_table(name).columns
+    with pytest.raises(ValueError, match="unknown table"):
+        data.read_table("refit_recovery")

@@ -240,16 +240,16 @@ def test_leverage_from_loss_curves_rejects_bad_budget():
 
 
 def test_configuration_tables_have_every_row():
-    cfg = tables.load_configs()
+    cfg = tables.configs()
     assert cfg.groupby("table").size().to_dict() == {8: 48, 9: 36, 10: 36, 11: 24, 12: 30}
     assert not cfg["n_kv_heads"].isna().any()
     assert cfg.loc[cfg["table"] == 9, "n_kv_heads_inferred"].all()
     with pytest.raises(ValueError):
-        tables.load_configs(7)
+        tables.configs(7)
 
 
 def test_metrics_of_known_rows():
-    m = tables.metrics(tables.load_configs(8))
+    m = tables.metrics(tables.configs(8))
     last = m[(m["group"] == 2) & (m["E"] == 256)].iloc[0]
     assert last["A"] == pytest.approx(3 / 257)
     assert last["A_routed"] == pytest.approx(2 / 256)
@@ -280,9 +280,9 @@ def test_table7_averages_and_table2_agree():
     assert overall["dense"].iloc[0] == pytest.approx(44.0265, abs=1e-4)
     assert tables.category_means("of categories")["moe"].iloc[0] == pytest.approx(49.411, abs=1e-3)
     assert tables.benchmark_count() == 34
-    t7 = tables.load_table7()
+    t7 = tables.table7()
     printed = t7[t7["kind"] == "average"].set_index("category")
-    t2 = tables.load_table2().set_index("model")
+    t2 = tables.read_table("table2").set_index("model")
     for cat, col in {**tables.CATEGORIES, "All": "Overall Avg."}.items():
         assert printed.loc[cat, "dense_6_1b"] == t2.loc["Dense-6.1B", col]
         assert printed.loc[cat, "moe_mini"] == t2.loc["MoE-mini (A0.8B)", col]
@@ -463,3 +463,13 @@ def test_efficiency_leverage_is_swept_by_the_property_tests() -> None:
     from test_properties import LAWS
 
     assert "leverage.efficiency_leverage" in {name for name, *_ in LAWS}
+
+
+def test_read_table_reads_every_listed_table_as_a_fresh_copy():
+    for name in tables.TABLES:
+        first = tables.read_table(name)
+        assert len(first) > 0
+        first.columns = ["edited"] * first.shape[1]  # a caller's edit must not reach the next
+        assert "edited" not in tables.read_table(name).columns
+    with pytest.raises(ValueError, match="unknown table"):
+        tables.read_table("refit_recovery")
