@@ -559,7 +559,7 @@ def _check_data(law: Law, X: Array, y: Array, n_params: int) -> Array:
     positive = [labels.index(n) for n in law.positive_inputs]
     with np.errstate(all="ignore"):
         F = law.prepare(X)
-    checks.design(X, F, n_params, labels, positive)
+    checks.refuse_unidentifiable_inputs(X, F, n_params, labels, positive)
     return F
 
 

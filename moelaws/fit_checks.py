@@ -131,7 +131,7 @@ def observations(y: Array) -> None:
                          f"{int(np.sum(y <= 0))} values are not")
 
 
-def design(X: Array, F: Array, n_params: int, labels: Sequence[str],
+def refuse_unidentifiable_inputs(X: Array, F: Array, n_params: int, labels: Sequence[str],
            positive: Sequence[int]) -> None:
     """Refuse a design ``X`` (raw inputs) that cannot determine ``n_params`` parameters.
 

@@ -157,7 +157,7 @@ def joint_law() -> fit.Law:
                    inputs=("N", "D", "Na", "G", "S"), output="loss", default_starts=START_GRID)
 
 
-def design(role: str = "fitting") -> Array:
+def experiment_points(role: str = "fitting") -> Array:
     """The inputs ``[N, D, N_a, G, S]`` of Table 8's rows with the given role (``fitting``,
     ``validation`` or ``marginal_G``).
 
@@ -362,9 +362,9 @@ def recovery(
     """
     if n_resamples < 2:
         raise ValueError("n_resamples must be at least 2")
-    X = design("fitting")
+    X = experiment_points("fitting")
     y = simulate(X, noise_sd, seed)
-    Xv = design("validation")
+    Xv = experiment_points("validation")
     yv = simulate(Xv, noise_sd, seed + 1)
     starts = start_grid() if starts is None else np.atleast_2d(starts)
     full = fit_constants(X, y, starts)
@@ -422,7 +422,7 @@ def repeated_recovery(
     """
     if n_repeats < 2:
         raise ValueError("n_repeats must be at least 2")
-    X = design("fitting")
+    X = experiment_points("fitting")
     starts = start_grid() if starts is None else np.atleast_2d(starts)
     rows = []
     iterator = range(n_repeats)

@@ -87,7 +87,8 @@ def eq4_law(log_base_c: float = LOG_BASE_C, log_base_g: float = LOG_BASE_G) -> L
                inputs=("A", "G", "C"), output="EL", default_starts=default_starts())
 
 
-def design(budgets: Sequence[float] | None = None, *, activation: str = "routed") -> pd.DataFrame:
+def experiment_points(budgets: Sequence[float] | None = None, *,
+                      activation: str = "routed") -> pd.DataFrame:
     """The (A, G, C) points of the recovery experiment.
 
     Families: Table 8's seven MoE activation ratios (E = 4 ... 256; the E = 2 row is the dense
@@ -124,7 +125,7 @@ def design(budgets: Sequence[float] | None = None, *, activation: str = "routed"
 def simulate(frame: pd.DataFrame, *, noise_sd: float = RESIDUAL_SD, seed: int = 0,
              floor: float = 0.05) -> pd.DataFrame:
     """Add ``EL_true`` (Eq. 4, Table 6) and a noisy ``EL`` (additive Gaussian, clipped at
-    ``floor`` so that logs exist) to a :func:`design` frame."""
+    ``floor`` so that logs exist) to a :func:`experiment_points` frame."""
     if noise_sd < 0:
         raise ValueError("noise_sd must be non-negative")
     law = eq4_law()
@@ -226,7 +227,7 @@ def bootstrap_coefficients(result: RecoveryFit, *, n_resamples: int = 200, seed:
 def recovery_table(seeds: Sequence[int] = (0, 1, 2, 3, 4), **kwargs: object) -> pd.DataFrame:
     """Refit on independent noise draws: one row per seed with the coefficients and fit
     statistics (our experiment's seed-to-seed spread)."""
-    base = design()
+    base = experiment_points()
     rows = []
     for seed in seeds:
         res = refit(simulate(base, seed=seed), **kwargs)

@@ -415,7 +415,7 @@ def test_vector_roundtrip_and_invalid():
 
 
 def test_joint_law_value_and_jacobian():
-    X = recovery.design("validation")
+    X = recovery.experiment_points("validation")
     law = recovery.joint_law()
     v = recovery.to_vector(P)
     assert law.predict(v, X) == pytest.approx(cl.loss(*X.T), rel=1e-12)
@@ -429,14 +429,14 @@ def test_joint_law_value_and_jacobian():
 
 
 def test_design_and_simulate():
-    assert recovery.design().shape == (268, 5)
-    assert recovery.design("validation").shape == (92, 5)
-    X = recovery.design("marginal_G")
+    assert recovery.experiment_points().shape == (268, 5)
+    assert recovery.experiment_points("validation").shape == (92, 5)
+    X = recovery.experiment_points("marginal_G")
     assert recovery.simulate(X, 0.0, 0) == pytest.approx(cl.loss(*X.T))
     noisy = recovery.simulate(X, 0.01, 3)
     assert np.std(np.log(noisy / cl.loss(*X.T))) == pytest.approx(0.01, rel=0.3)
     with pytest.raises(ValueError):
-        recovery.design("test")
+        recovery.experiment_points("test")
     with pytest.raises(ValueError):
         recovery.simulate(X, -0.1, 0)
 
@@ -462,7 +462,7 @@ def test_derived():
 
 @pytest.mark.slow
 def test_fit_constants_recovers_noise_free_truth():
-    X = recovery.design()
+    X = recovery.experiment_points()
     y = recovery.simulate(X, 0.0, 0)
     res = recovery.fit_constants(X, y, recovery.start_grid(n=2, seed=0))
     got = recovery.to_constants(res.params)
@@ -476,7 +476,7 @@ def test_fit_constants_recovers_noise_free_truth():
 
 
 def test_identifiability():
-    X = recovery.design()
+    X = recovery.experiment_points()
     ident = recovery.identifiability(X, 0.0025)
     assert list(ident.index) == list(cl.CONSTANT_NAMES)
     # k multiplies a term ~1e-5 of the loss: hopeless; ε is pinned to ~2%.
@@ -490,7 +490,7 @@ def test_identifiability_keeps_the_weakest_direction_of_an_ill_conditioned_jacob
     """At k = 2e-8 (where the chapter's live refit ends) J's condition number is ~2e12, so
     JᵀJ's is ~5e24: a pseudo-inverse of JᵀJ drops the k direction and reports log k as
     determined to 1e-7. The SVD of J keeps it: log k's SE is then ~1e7 and more."""
-    X = recovery.design()
+    X = recovery.experiment_points()
     at_truth = recovery.identifiability(X, 0.0025)
     tiny_k = recovery.identifiability(X, 0.0025, params={"k": 2e-8})
     # log k's Jacobian column is proportional to k, so its SE grows like 1/k.

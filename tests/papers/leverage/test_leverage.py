@@ -350,7 +350,7 @@ def test_table5_consistency():
 
 def test_eq4_law_matches_efficiency_leverage_and_its_gradient():
     law = recovery.eq4_law()
-    X = recovery.design()[["A", "G", "C"]].to_numpy()
+    X = recovery.experiment_points()[["A", "G", "C"]].to_numpy()
     np.testing.assert_allclose(
         law.predict(recovery.truth(), X), lev.efficiency_leverage(X[:, 0], X[:, 1], X[:, 2]),
         rtol=1e-10,
@@ -366,22 +366,22 @@ def test_eq4_law_matches_efficiency_leverage_and_its_gradient():
 
 
 def test_design_and_simulation():
-    d = recovery.design()
+    d = recovery.experiment_points()
     assert len(d) == 19 * 12
     assert d["A"].min() == pytest.approx(2 / 256)
-    assert len(recovery.design(activation="sec2.1")) == 228
+    assert len(recovery.experiment_points(activation="sec2.1")) == 228
     s = recovery.simulate(d, seed=3)
     assert (s["EL"] > 0).all() and not s["EL"].equals(s["EL_true"])
     with pytest.raises(ValueError):
-        recovery.design([1e20, -1.0])
+        recovery.experiment_points([1e20, -1.0])
     with pytest.raises(ValueError):
-        recovery.design(activation="shared")
+        recovery.experiment_points(activation="shared")
     with pytest.raises(ValueError):
         recovery.simulate(d, noise_sd=-1)
 
 
 def test_refit_recovers_table6_from_noiseless_points():
-    data = recovery.simulate(recovery.design(), noise_sd=0.0)
+    data = recovery.simulate(recovery.experiment_points(), noise_sd=0.0)
     res = recovery.refit(data)
     coef = res.coefficients
     for name in ("a", "d", "gamma", "beta", "a_start"):

@@ -11,7 +11,7 @@ from moelaws.leverage import recovery
 
 def test_built_in_laws_have_default_starts_and_named_inputs() -> None:
     eq4 = recovery.eq4_law()
-    sim = recovery.simulate(recovery.design(), seed=0)
+    sim = recovery.simulate(recovery.experiment_points(), seed=0)
     assert {*eq4.inputs, eq4.output} <= set(sim.columns)
     assert fit._grid(eq4.default_starts, eq4.names).shape == (32, 6)
     # A DataFrame by name gives the same predictions as the array in the law's order.
