@@ -95,10 +95,12 @@ def launch_server(tmp: Path, kernels: Path | None = None) -> LabServer:
     (settings / "docmanager-extension").mkdir(parents=True)
     (settings / "notebook-extension").mkdir(parents=True)
     (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text(
-        # A wider margin than the default 0.5 s: on a loaded machine an autosave can finish after
-        # the next one starts, and JupyterLab then asks whether to overwrite "a changed file".
+        # A save that starts before the previous one's reply (an autosave tick beside Ctrl+S, on a
+        # loaded machine) finds the file on disk newer than its model by about one autosave
+        # interval plus the reply's delay; past lastModifiedCheckMargin JupyterLab asks whether
+        # to overwrite "a changed file" (jupyterlab#7743). The margin is well above both.
         json.dumps({"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS,
-                    "lastModifiedCheckMargin": 10_000}))
+                    "lastModifiedCheckMargin": 60_000}))
     (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
         json.dumps({"windowingMode": "none"}))
     (settings / "apputils-extension").mkdir(parents=True)
@@ -304,12 +306,17 @@ def settle_charts(page: Any, timeout_s: float = 60) -> dict[str, Any]:
     return page.evaluate(DRAWN)
 
 
-def press_save(page: Any) -> None:
-    """Ctrl+S in the notebook (JupyterLab's docmanager:save), then wait until it is clean."""
+def press_save(page: Any) -> list[str]:
+    """Ctrl+S in the notebook (JupyterLab's docmanager:save), then wait until it is clean.
+
+    A dialog already open (an autosave's "File Changed" question) would take the click: it is
+    dismissed first, and its text returned for the caller to judge."""
+    dialogs = page.evaluate(DIALOGS)
     page.locator(".jp-NotebookPanel:visible .jp-Notebook").first.click(position={"x": 5, "y": 5})
     page.keyboard.press("Escape")
     page.keyboard.press("Control+s")
     wait_for(page, SAVED, 60)
+    return dialogs
 
 
 def let_autosave_run(page: Any) -> None:
