@@ -34,13 +34,11 @@ help:
 	@echo "            notebook in a fresh environment and the browser tests of every built page"
 	@echo "make lab    open every chapter, executed, in JupyterLab on 127.0.0.1 (LAB_PORT=8888)"
 
-# --no-compile: pip would byte-compile every installed module (torch's thousands); Python
-# compiles what is imported, once, on first import. What is installed does not change.
 $(STAMP): requirements.txt pyproject.toml
 	@mkdir -p $(VENV) && date +%s > $(VENV)/.started
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 	@echo "Environment set up in $$(( $$(date +%s) - $$(cat $(VENV)/.started) )) s"; rm -f $(VENV)/.started

@@ -50,6 +50,10 @@ KERNEL_ENV = {
     # imports. What is installed, and from where, does not change.
     "PIP_CONSTRAINT": str(CONSTRAINTS),
     "PIP_COMPILE": "0",
+    # ... so the kernels compile what they import, once, into __pycache__, as a reader's Python
+    # does; a runner that sets PYTHONDONTWRITEBYTECODE (CI here does) would otherwise make every
+    # kernel compile numpy, pandas, torch ... again (an empty value is no value).
+    "PYTHONDONTWRITEBYTECODE": "",
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
     # The test runner's own PYTHONPATH (a checkout's moelaws) must not leak into the reader's
