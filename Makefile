@@ -64,9 +64,10 @@ $(DT_BUNDLE): $(VENDOR_STAMP) $(STAMP) requirements.txt
 
 vendor: $(VENDOR_STAMP) $(DT_BUNDLE)
 
-# The local extension (book/_ext) writes _build/timing.json; its report is printed last. A
+# book/_ext/moelaws_execution.py writes _build/timing.json; its report is printed last. A
 # chapter's cached execution is keyed on its code cells and on every repository file it read
-# when it executed (book/_ext/moelaws_exec_cache.py); a requirements.txt change empties the cache.
+# when it executed; a requirements.txt or Python change empties the cache (both checked by
+# book/_ext/moelaws_exec_cache.py).
 book: venv vendor
 	@if [ -n "$(FRESH)" ]; then echo "Emptying the execution cache"; rm -rf $(EXEC_CACHE); fi
 	@start=$$(date +%s); status=0; \

@@ -1,8 +1,10 @@
-"""The execution cache is keyed on every file a chapter reads (book/_ext/moelaws_exec_cache.py).
+"""The execution cache is keyed on the environment and on every file a chapter reads
+(book/_ext/moelaws_exec_cache.py).
 
 jupyter-cache alone keys a chapter on its code cells, so a changed data file left the old outputs
 in the book. These tests change a data file under a cached result and check the result goes
-(and that nothing else does: an unchanged rebuild is a cache hit).
+(and that nothing else does: an unchanged rebuild is a cache hit), and change
+``requirements.txt`` and check the whole cache goes.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
@@ -22,10 +25,17 @@ from jupyter_cache.base import CacheBundleIn
 
 ROOT = Path(__file__).resolve().parents[1]
 EXT_PATH = ROOT / "book" / "_ext" / "moelaws_exec_cache.py"
-_spec = importlib.util.spec_from_file_location("moelaws_exec_cache", EXT_PATH)
-assert _spec is not None and _spec.loader is not None
-ext = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ext)
+
+
+def _load(path: Path) -> object:
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ext = _load(EXT_PATH)
 
 
 def _cached_notebook(root: Path) -> tuple[Path, Path, object]:
@@ -111,6 +121,7 @@ def test_the_recorder_notes_reads_imports_and_globs_but_not_writes(tmp_path: Pat
 def _tiny_book(src: Path, runs: Path) -> None:
     (src / "data").mkdir(parents=True)
     (src / "data" / "value.txt").write_text("first value\n")
+    (src / "requirements.txt").write_text("numpy==1\n")
     (src / "helper.py").write_text(textwrap.dedent(f"""
         from pathlib import Path
 
@@ -157,7 +168,8 @@ def _build(src: Path) -> str:
 @pytest.mark.slow
 def test_a_book_build_re_executes_a_chapter_whose_data_changed(tmp_path: Path) -> None:
     """A real Sphinx + MyST-NB build: cache hit when nothing changed, re-execution when the
-    data file the chapter read changed, and the new value in the page."""
+    data file the chapter read changed, and the new value in the page; re-execution when the
+    requirements changed."""
     src, runs = tmp_path / "book", tmp_path / "runs.log"
     _tiny_book(src, runs)
     assert "first value" in _build(src)
@@ -173,6 +185,92 @@ def test_a_book_build_re_executes_a_chapter_whose_data_changed(tmp_path: Path) -
     page = _build(src)
     assert runs.read_text().count("executed") == 2
     assert "second value" in page and "first value" not in page
+
+    (src / "requirements.txt").write_text("numpy==2\n")
+    assert "second value" in _build(src)
+    assert runs.read_text().count("executed") == 3, "a changed environment empties the cache"
+
+
+def _package(root: Path) -> Path:
+    (root / "moelaws" / "data" / "paper").mkdir(parents=True)
+    (root / "moelaws" / "__init__.py").write_text("")
+    (root / "moelaws" / "data" / "paper" / "table.csv").write_text("a,b\n1,2\n")
+    (root / "requirements.txt").write_text("numpy==1\n")
+    return root
+
+
+def test_environment_hash_follows_requirements_not_the_package(tmp_path: Path) -> None:
+    """The package and its data are keyed per chapter (the files it read), not here."""
+    root = _package(tmp_path)
+    first = ext.environment_hash(root)
+    assert ext.environment_hash(root) == first
+    (root / "moelaws" / "__init__.py").write_text("X = 1\n")
+    (root / "moelaws" / "data" / "paper" / "table.csv").write_text("a,b\n1,3\n")
+    assert ext.environment_hash(root) == first
+    (root / "requirements.txt").write_text("numpy==2\n")
+    assert ext.environment_hash(root) != first
+
+
+def _app(root: Path, mode: str = "cache") -> SimpleNamespace:
+    config = SimpleNamespace(execution_mode=mode, execution_cache_path=str(root / "_build/jc"))
+    return SimpleNamespace(srcdir=str(root), env=SimpleNamespace(mystnb_config=config))
+
+
+@pytest.fixture
+def hook_environ(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The builder-inited hook puts the reads recorder on this process's ``PYTHONPATH`` (for the
+    kernels it starts); restored after the test."""
+    for name in ("PYTHONPATH", "MOELAWS_READS_ROOTS"):
+        monkeypatch.setenv(name, os.environ.get(name, ""))
+
+
+def test_cache_is_cleared_when_the_requirements_change(tmp_path: Path,
+                                                       hook_environ: None) -> None:
+    root = _package(tmp_path)
+    app = _app(root)
+    cache = root / "_build" / "jc"
+    ext._builder_inited(app)
+    assert app.moelaws_cache_note == "new"
+    _, data, jc = _cached_notebook(root)
+    uri = str((root / "tiny.ipynb").absolute())
+    assert ext.remember(cache, root, root / "tiny.ipynb", [data]) is not None
+    ext._builder_inited(app)
+    assert app.moelaws_cache_note.startswith("kept")
+    assert app.moelaws_cache_note.endswith("; 0 record(s) invalidated by the files their "
+                                           "chapter read")
+    assert (cache / "global.db").exists()
+    assert jc.get_cached_project_nb(uri) is not None
+    (root / "requirements.txt").write_text("numpy==2\n")
+    ext._builder_inited(app)
+    assert app.moelaws_cache_note == "cleared (requirements changed)"
+    assert not (cache / "global.db").exists()
+    assert not (cache / ext.MANIFEST).exists()
+    assert (cache / ext.HASH_FILE).read_text().strip() == ext.environment_hash(root)
+
+
+def test_cache_is_left_alone_when_not_caching(tmp_path: Path, hook_environ: None) -> None:
+    root = _package(tmp_path)
+    app = _app(root, mode="force")
+    ext._builder_inited(app)
+    assert not (root / "_build" / "jc").exists()
+
+
+def test_one_hook_checks_the_environment_then_each_chapters_reads(tmp_path: Path,
+                                                                  hook_environ: None) -> None:
+    """Under an unchanged environment the same hook drops the record whose reads changed, and
+    puts the reads recorder first on the kernels' ``PYTHONPATH``."""
+    root = _package(tmp_path)
+    app = _app(root)
+    ext._builder_inited(app)
+    _, data, jc = _cached_notebook(root)
+    uri = str((root / "tiny.ipynb").absolute())
+    assert ext.remember(root / "_build" / "jc", root, root / "tiny.ipynb", [data]) is not None
+    data.write_text("2\n")
+    ext._builder_inited(app)
+    assert app.moelaws_cache_note == ("kept (requirements unchanged); 1 record(s) invalidated "
+                                      "by the files their chapter read")
+    assert jc.get_cached_project_nb(uri) is None
+    assert os.environ["PYTHONPATH"].split(os.pathsep)[0] == str(ext.RECORDER)
 
 
 def test_the_book_configuration_uses_the_read_keyed_cache() -> None:
@@ -192,6 +290,18 @@ def test_the_book_configuration_uses_the_read_keyed_cache() -> None:
     ext.setup(App())
     assert ("builder-inited", 950) in connected
     assert {"source-read", "doctree-read"} <= {event for event, _ in connected}
+
+    # The cache's validity has one home: the execution extension's only builder-inited hook
+    # takes the build's start time.
+    execution = _load(EXT_PATH.parent / "moelaws_execution.py")
+    hooks: list[tuple[str, str]] = []
+
+    class ExecutionApp:
+        def connect(self, event: str, handler: object, priority: int = 500) -> None:
+            hooks.append((event, getattr(handler, "__name__", "")))
+
+    execution.setup(ExecutionApp())
+    assert [name for event, name in hooks if event == "builder-inited"] == ["_build_start"]
 
 
 def test_read_roots_cover_the_repository_and_the_papers(tmp_path: Path,

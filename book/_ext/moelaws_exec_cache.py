@@ -1,13 +1,19 @@
-"""Sphinx extension: the execution cache keyed on every file a chapter reads.
+"""Sphinx extension: the execution cache's validity, keyed on the environment and on every file
+a chapter reads.
 
 With ``execute_notebooks: cache``, jupyter-cache keys a chapter's stored outputs on its code
-cells (and kernel) only. A chapter also reads the ``moelaws`` package, its data files (the stored
-Hugging Face configs, the papers' tables) and whatever else in the repository its code opens; a
-change there must re-execute the chapter, and a chapter that reads none of the changed files
-keeps its cached outputs.
+cells (and kernel) only. A chapter also depends on the packages installed from
+``requirements.txt`` and the Python version, which every chapter shares and no chapter's reads
+record, and it reads the ``moelaws`` package, its data files (the stored Hugging Face configs,
+the papers' tables) and whatever else in the repository its code opens; a change there must
+re-execute the chapter, and a chapter that reads none of the changed files keeps its cached
+outputs.
 
 How:
 
+* At the start of the build, before anything executes, the whole cache is cleared when a hash
+  of ``requirements.txt`` and the Python version (:func:`environment_hash`, stored in the cache
+  as :data:`HASH_FILE`) differs from the one it was filled under.
 * While a chapter executes, ``reads_recorder/sitecustomize.py`` (first on ``PYTHONPATH`` of the
   build's kernels, and of any Python a chapter starts) records every file opened for reading and
   every folder listed with :func:`os.scandir` under the repository, the folder the ``moelaws``
@@ -16,15 +22,15 @@ How:
 * After the chapter's execution, the content hash of each of those files (of each folder's list
   of names) is stored under the jupyter-cache record the execution produced, in
   ``<cache>/moelaws_reads.json`` (:data:`MANIFEST`).
-* At the next build, before anything executes, every cache record whose recorded files changed,
-  or that has no record of its reads, is removed through jupyter-cache's API
+* At the next build, right after the environment's check, every cache record whose recorded
+  files changed, or that has no record of its reads, is removed through jupyter-cache's API
   (:func:`invalidate`), so its chapter executes again; the others stay cached.
 
-``moelaws_execution.py`` clears the whole cache when ``requirements.txt`` (the installed packages,
-which are not recorded) or the Python version changes. Not seen: a file whose absence a chapter
-only tested (``os.path.exists``), folders listed with :func:`os.listdir` (the import system lists
-every folder on ``sys.path`` that way), and files read by code outside Python (a C library
-opening a path itself).
+Both checks are one builder-inited hook (:func:`_builder_inited`), so the cache's validity is
+decided in one place. Not seen: a file whose absence a chapter only tested
+(``os.path.exists``), folders listed with :func:`os.listdir` (the import system lists every
+folder on ``sys.path`` that way), and files read by code outside Python (a C library opening a
+path itself).
 
 Run as a script, it lists the cached chapters that read a changed file and exits 1 (``make lab``
 then rebuilds the book); it removes nothing::
@@ -38,6 +44,7 @@ import argparse
 import hashlib
 import json
 import os
+import platform
 import shutil
 import sys
 import time
@@ -49,6 +56,47 @@ MANIFEST = "moelaws_reads.json"
 PENDING = "moelaws_reads_pending"
 RECORDER = Path(__file__).resolve().parent / "reads_recorder"
 MISSING = "missing"
+HASH_FILE = "moelaws-environment.sha256"
+
+
+def environment_hash(root: Path) -> str:
+    """SHA-256 of what every executed chapter depends on and no chapter's reads record.
+
+    Covers ``requirements.txt`` (path and contents) and the Python version.
+    """
+    digest = hashlib.sha256(f"python {platform.python_version()}\0".encode())
+    requirements = root / "requirements.txt"
+    if requirements.is_file():
+        digest.update(b"requirements.txt\0" + requirements.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def clear_on_environment_change(cache_path: Path, root: Path,
+                                log: Callable[[str], None] = lambda message: None) -> str:
+    """Empty the cache at ``cache_path`` unless it was filled under :func:`environment_hash`
+    of ``root`` as it is now, then stamp it with that hash.
+
+    Returns
+    -------
+    str
+        What happened, for the timing report: ``"kept (requirements unchanged)"``,
+        ``"cleared (...)"`` with the reason, or ``"new"``.
+    """
+    stamp = cache_path / HASH_FILE
+    current = environment_hash(root)
+    previous = stamp.read_text().strip() if stamp.is_file() else None
+    if previous == current:
+        return "kept (requirements unchanged)"
+    if cache_path.exists():
+        reason = "requirements changed" if previous else "no environment hash recorded"
+        log(f"[moelaws] clearing the execution cache {cache_path}: {reason}")
+        shutil.rmtree(cache_path)
+        note = f"cleared ({reason})"
+    else:
+        note = "new"
+    cache_path.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(current + "\n")
+    return note
 
 
 def read_roots(root: Path) -> list[Path]:
@@ -230,11 +278,12 @@ def _builder_inited(app: Any) -> None:
     logger = logging.getLogger(__name__)
     app.moelaws_reads_start = time.time()
     root = Path(app.srcdir)
+    # The environment first: once it has emptied the cache, no record is left to check.
+    app.moelaws_cache_note = clear_on_environment_change(cache_path, root, logger.info)
     if (cache_path / "global.db").is_file():
         removed = invalidate(cache_path, root, logger.info)
-        note = f"{len(removed)} record(s) invalidated by the files their chapter read"
-        previous = getattr(app, "moelaws_cache_note", "")
-        app.moelaws_cache_note = f"{previous}; {note}" if previous else note
+        app.moelaws_cache_note += (f"; {len(removed)} record(s) invalidated by the files their "
+                                   "chapter read")
     os.environ["MOELAWS_READS_ROOTS"] = os.pathsep.join(str(p) for p in read_roots(root))
     python_path = [str(RECORDER)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
                                      if p and p != str(RECORDER)]
@@ -291,8 +340,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def setup(app: Any) -> dict[str, Any]:
-    # After MyST-NB's builder-inited handler (the cache path) and moelaws_execution's (900),
-    # which may clear the whole cache.
+    # After MyST-NB's builder-inited handler, which settles the cache path, and
+    # moelaws_execution's (900), which takes the build's start time for the timing report.
     app.connect("builder-inited", _builder_inited, priority=950)
     app.connect("source-read", _source_read)
     app.connect("doctree-read", _doctree_read)

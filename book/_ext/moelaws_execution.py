@@ -1,10 +1,7 @@
-"""Sphinx extension: executing the chapters (threads, widget cells), the cache, a timing report.
+"""Sphinx extension: executing the chapters (threads, widget cells), a timing report.
 
-Execution cache: with ``execute_notebooks: cache`` jupyter-cache re-executes a chapter only when
-its own cells change. ``moelaws_exec_cache.py`` re-executes a chapter when a file it read (the
-``moelaws`` code, its data, anything in the repository) changed; the packages installed from
-``requirements.txt`` are not recorded there, so the whole cache is cleared here whenever a hash
-of ``requirements.txt`` and the Python version differs from the one it was filled under.
+Whether a cached execution is still valid (the environment, the files each chapter read) is
+decided by ``moelaws_exec_cache.py``; this extension only executes and times.
 
 Downloadable notebooks: for a notebook taken from the cache, MyST-NB writes the executed copy
 (``_build/jupyter_execute``, offered as the chapter's ".ipynb" download) without its outputs;
@@ -37,18 +34,15 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
 import json
 import os
 import platform
-import shutil
 import sys
 import time
 from pathlib import Path
 from queue import Empty
 from typing import Any
 
-HASH_FILE = "moelaws-environment.sha256"
 TIMING_FILE = "timing.json"
 DURATIONS_FILE = "durations.json"
 """``_build/durations.json``: the last measured duration of each long command run in this
@@ -83,43 +77,8 @@ def patch_shell_polling() -> None:
     AsyncZMQSocketChannel.get_msg = get_msg  # type: ignore[method-assign]
 
 
-def environment_hash(root: Path) -> str:
-    """SHA-256 of what every executed chapter depends on and no chapter's reads record.
-
-    Covers ``requirements.txt`` (path and contents) and the Python version.
-    """
-    digest = hashlib.sha256(f"python {platform.python_version()}\0".encode())
-    requirements = root / "requirements.txt"
-    if requirements.is_file():
-        digest.update(b"requirements.txt\0" + requirements.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def _invalidate_cache(app: Any) -> None:
-    from sphinx.util import logging
-
-    logger = logging.getLogger(__name__)
+def _build_start(app: Any) -> None:
     app.moelaws_build_start = time.time()
-    app.moelaws_cache_note = ""
-    config = getattr(app.env, "mystnb_config", None)
-    if config is None or config.execution_mode != "cache":
-        return
-    cache = Path(config.execution_cache_path)
-    stamp = cache / HASH_FILE
-    current = environment_hash(Path(app.srcdir))
-    previous = stamp.read_text().strip() if stamp.is_file() else None
-    if previous == current:
-        app.moelaws_cache_note = "kept (requirements unchanged)"
-        return
-    if cache.exists():
-        reason = "requirements changed" if previous else "no environment hash recorded"
-        logger.info(f"[moelaws] clearing the execution cache {cache}: {reason}")
-        shutil.rmtree(cache)
-        app.moelaws_cache_note = f"cleared ({reason})"
-    else:
-        app.moelaws_cache_note = "new"
-    cache.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(current + "\n")
 
 
 def _restore_cached_outputs(app: Any, doctree: Any) -> None:
@@ -277,8 +236,9 @@ def setup(app: Any) -> dict[str, Any]:
     patch_shell_polling()
     app.connect("source-read", _cpu_start)
     app.connect("doctree-read", _cpu_end)
-    # After MyST-NB's own builder-inited handler, which settles the cache path.
-    app.connect("builder-inited", _invalidate_cache, priority=900)
+    # Before moelaws_exec_cache's builder-inited handler (950), so that the build's duration
+    # includes emptying the cache.
+    app.connect("builder-inited", _build_start, priority=900)
     app.connect("doctree-read", _restore_cached_outputs)
     app.connect("build-finished", _write_timing)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,4 +1,5 @@
-"""The book's Sphinx extension (book/_ext/moelaws_execution.py), piece by piece."""
+"""The book's Sphinx extension (book/_ext/moelaws_execution.py), piece by piece: execution and
+timing (its cache's validity is tested in tests/test_exec_cache.py)."""
 
 from __future__ import annotations
 
@@ -19,55 +20,6 @@ _spec = importlib.util.spec_from_file_location("moelaws_execution", EXT_PATH)
 assert _spec is not None and _spec.loader is not None
 ext = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(ext)
-
-
-def _package(root: Path) -> Path:
-    (root / "moelaws" / "data" / "paper").mkdir(parents=True)
-    (root / "moelaws" / "__init__.py").write_text("")
-    (root / "moelaws" / "data" / "paper" / "table.csv").write_text("a,b\n1,2\n")
-    (root / "requirements.txt").write_text("numpy==1\n")
-    return root
-
-
-def test_environment_hash_follows_requirements_not_the_package(tmp_path: Path) -> None:
-    """The package and its data are keyed per chapter (moelaws_exec_cache.py), not here."""
-    root = _package(tmp_path)
-    first = ext.environment_hash(root)
-    assert ext.environment_hash(root) == first
-    (root / "moelaws" / "__init__.py").write_text("X = 1\n")
-    (root / "moelaws" / "data" / "paper" / "table.csv").write_text("a,b\n1,3\n")
-    assert ext.environment_hash(root) == first
-    (root / "requirements.txt").write_text("numpy==2\n")
-    assert ext.environment_hash(root) != first
-
-
-def _app(root: Path, mode: str = "cache") -> SimpleNamespace:
-    config = SimpleNamespace(execution_mode=mode, execution_cache_path=str(root / "_build/jc"))
-    return SimpleNamespace(srcdir=str(root), env=SimpleNamespace(mystnb_config=config))
-
-
-def test_cache_is_cleared_when_the_requirements_change(tmp_path: Path) -> None:
-    root = _package(tmp_path)
-    app = _app(root)
-    cache = root / "_build" / "jc"
-    ext._invalidate_cache(app)
-    assert app.moelaws_cache_note == "new"
-    (cache / "global.db").write_text("executed notebooks")
-    ext._invalidate_cache(app)
-    assert app.moelaws_cache_note.startswith("kept")
-    assert (cache / "global.db").exists()
-    (root / "requirements.txt").write_text("numpy==2\n")
-    ext._invalidate_cache(app)
-    assert app.moelaws_cache_note == "cleared (requirements changed)"
-    assert not (cache / "global.db").exists()
-    assert (cache / ext.HASH_FILE).read_text().strip() == ext.environment_hash(root)
-
-
-def test_cache_is_left_alone_when_not_caching(tmp_path: Path) -> None:
-    root = _package(tmp_path)
-    app = _app(root, mode="force")
-    ext._invalidate_cache(app)
-    assert not (root / "_build" / "jc").exists()
 
 
 def test_timing_records_and_report() -> None:
