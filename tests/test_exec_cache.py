@@ -121,7 +121,6 @@ def test_the_recorder_notes_reads_imports_and_globs_but_not_writes(tmp_path: Pat
 def _tiny_book(src: Path, runs: Path) -> None:
     (src / "data").mkdir(parents=True)
     (src / "data" / "value.txt").write_text("first value\n")
-    (src / "requirements.txt").write_text("numpy==1\n")
     (src / "helper.py").write_text(textwrap.dedent(f"""
         from pathlib import Path
 
@@ -168,8 +167,8 @@ def _build(src: Path) -> str:
 @pytest.mark.slow
 def test_a_book_build_re_executes_a_chapter_whose_data_changed(tmp_path: Path) -> None:
     """A real Sphinx + MyST-NB build: cache hit when nothing changed, re-execution when the
-    data file the chapter read changed, and the new value in the page; re-execution when the
-    requirements changed."""
+    data file the chapter read changed, and the new value in the page. (A changed environment
+    empties the cache: the hook's own tests below, a fourth build here would cost 18 s.)"""
     src, runs = tmp_path / "book", tmp_path / "runs.log"
     _tiny_book(src, runs)
     assert "first value" in _build(src)
@@ -185,10 +184,6 @@ def test_a_book_build_re_executes_a_chapter_whose_data_changed(tmp_path: Path) -
     page = _build(src)
     assert runs.read_text().count("executed") == 2
     assert "second value" in page and "first value" not in page
-
-    (src / "requirements.txt").write_text("numpy==2\n")
-    assert "second value" in _build(src)
-    assert runs.read_text().count("executed") == 3, "a changed environment empties the cache"
 
 
 def _package(root: Path) -> Path:
