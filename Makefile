@@ -175,8 +175,8 @@ test: venv vendor chromium
 # The live chapters: notebooks generated from the book's executed chapters (glue values filled
 # in, MyST directives as plain Markdown) into _build/lab, which git ignores, so running and
 # saving them rewrites no tracked file. The chapters are executed only when a source is newer
-# than its executed copy or a cached chapter read a file that changed since (then through `make
-# book` and its execution cache).
+# than its executed copy, a cached chapter read a file that changed since, or requirements.txt
+# changed (then through `make book` and its execution cache).
 LAB_DIR := _build/lab
 EXECUTED_DIR := _build/jupyter_execute/notebooks
 LAB_PORT ?= 8888

@@ -54,6 +54,7 @@ def _cached_notebook(root: Path) -> tuple[Path, Path, object]:
         nb.cells[0].source, outputs=[nbformat.v4.new_output("stream", text="1\n")])])
     cache.cache_notebook_bundle(CacheBundleIn(executed, str(path.absolute())),
                                 check_validity=False)
+    (cache_path / ext.HASH_FILE).write_text(ext.environment_hash(root))
     return cache_path, data, cache
 
 
@@ -74,6 +75,19 @@ def test_a_changed_data_file_invalidates_only_its_record(tmp_path: Path) -> None
     assert cache.get_cached_project_nb(uri) is None
     assert [r.uri for r in cache.list_unexecuted()] == [uri]
     assert ext.load_manifest(cache_path)["records"] == {}
+
+
+def test_make_labs_check_sees_a_changed_environment(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """``make lab-notebooks`` asks the script whether the next build would execute again: a
+    changed ``requirements.txt`` empties the whole cache at that build, so it says stale."""
+    cache_path, _, cache = _cached_notebook(tmp_path)
+    ext.remember(cache_path, tmp_path, tmp_path / "tiny.ipynb", [])
+    assert ext.main([str(cache_path), "--root", str(tmp_path)]) == 0
+    (tmp_path / "requirements.txt").write_text("numpy==2\n")
+    assert ext.main([str(cache_path), "--root", str(tmp_path)]) == 1
+    assert "environment changed" in capsys.readouterr().out
+    assert len(cache.list_cache_records()) == 1, "the check removes nothing"
 
 
 def test_a_record_without_recorded_reads_is_invalidated(tmp_path: Path) -> None:

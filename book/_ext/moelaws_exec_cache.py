@@ -325,13 +325,20 @@ def _doctree_read(app: Any, doctree: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Exit 1, listing them, if a cached chapter read a file that changed since it executed."""
+    """Exit 1, saying why, if the next build would execute a cached chapter again: the
+    environment changed (:func:`environment_hash`), or a chapter read a file that changed since
+    it executed."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("cache", type=Path, help="the execution cache (_build/.jupyter_cache)")
     parser.add_argument("--root", type=Path, default=Path("."), help="the repository")
     args = parser.parse_args(argv)
     if not (args.cache / "global.db").is_file():
         print(f"no execution cache at {args.cache}")
+        return 1
+    stamp = args.cache / HASH_FILE
+    if not stamp.is_file() or stamp.read_text().strip() != environment_hash(args.root):
+        print(f"stale: the environment changed (requirements.txt or Python) since {args.cache} "
+              "was filled")
         return 1
     stale = stale_records(args.cache, args.root)
     for record, reasons in stale:
