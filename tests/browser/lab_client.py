@@ -233,9 +233,12 @@ DRAWN = """() => {
           widget: all.length - top.length,
           widgetDrawn: all.filter(el => !top.includes(el) && marks(el) > 0).length,
           widgetStderr: root.querySelectorAll(
-            '.jupyter-widgets [data-mime-type="application/vnd.jupyter.stderr"]').length,
-          text: root.innerText};
+            '.jupyter-widgets [data-mime-type="application/vnd.jupyter.stderr"]').length};
 }"""
+
+TEXT = "() => window._moelawsDoc.node.innerText"
+"""The notebook's text as shown (read once, after the charts settled: innerText lays out the
+whole notebook, too costly to poll)."""
 
 # A panel: ipywidgets.interactive, or any box of controls whose output is one of its children
 # (chapter 3's `live`). Each is tagged data-moelaws-panel=N so that Playwright can find it.
@@ -292,18 +295,21 @@ def wait_for(page: Any, script: str, timeout_s: float, arg: Any = None,
 
 
 def settle_charts(page: Any, timeout_s: float = 60) -> dict[str, Any]:
-    """Wait until the number of drawn charts stops changing; return the last count."""
+    """Wait until the number of drawn charts stops changing; return the last count and the
+    notebook's text (``text``)."""
     last, stable_since = None, time.monotonic()
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+    while True:
         now = page.evaluate(DRAWN)
         key = (now["top"], now["topDrawn"], now["widget"], now["widgetDrawn"])
         if key != last:
             last, stable_since = key, time.monotonic()
         elif time.monotonic() - stable_since > 3 and now["topDrawn"] == now["top"]:
-            return now
+            break
+        if time.monotonic() >= deadline:
+            break
         time.sleep(0.5)
-    return page.evaluate(DRAWN)
+    return {**now, "text": page.evaluate(TEXT)}
 
 
 def press_save(page: Any) -> list[str]:

@@ -6,7 +6,9 @@ the repository and opened on the fresh environment's kernel (tests/fresh_env.py;
 also the download check of tests/test_downloads.py): run all cells, wait for the kernel, then
 no error and no stderr output, every Altair chart drawn, every ipywidgets control changing its
 panel's output, no raw MyST in the page; save with Ctrl+S and let autosave run; no tracked file
-changed. ``make lab``'s generated copies (``make lab-notebooks``) have the same code and no raw
+changed (the download is opened with its saved outputs cleared: Run All replaces them; the
+saved outputs of an executed chapter are drawn, and checked, in Notebook 7). ``make lab``'s
+generated copies (``make lab-notebooks``) have the same code and no raw
 MyST. A chapter's ``.md`` opened as a Jupytext notebook on ``.venv``'s kernel, run and saved,
 stays byte-identical. A chapter in Notebook 7 (``/notebooks/...``) runs and draws its charts.
 """
@@ -64,6 +66,18 @@ def _run_all(page: Any) -> dict[str, Any]:
     return outputs
 
 
+def _clear_outputs(path: Any) -> None:
+    """The download without its saved outputs: Run All replaces them, and drawing them first
+    (every chart and table of the executed chapter) cost JupyterLab's page more CPU time than
+    the run itself. Saved outputs are drawn and checked in Notebook 7
+    (:func:`test_a_chapter_runs_in_notebook_7`), whose renderers are JupyterLab's."""
+    notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nbformat.write(notebook, path)
+
+
 def _output_problems(outputs: dict[str, Any], drawn: dict[str, Any]) -> list[str]:
     problems = [f"error output: {e}" for e in outputs["errors"]]
     problems += [f"stderr output: {e}" for e in outputs["stderr"]]
@@ -107,6 +121,7 @@ def test_chapter_download_runs_live_in_jupyterlab(lab_tab: Any, reader_env: Any,
     dialogs: list[str] = []
     download = next(p for p in CHAPTER_DOWNLOADS if p.name == f"{chapter}.ipynb")
     path = reader_copy(download, reader_env.fresh)
+    _clear_outputs(path)
     written = path.stat().st_mtime_ns
     info = page.evaluate(OPEN, [f"{READERS}/{path.parent.name}/{path.name}", "Notebook"])
     assert info["isNotebook"]
@@ -201,13 +216,20 @@ def test_a_chapter_runs_in_notebook_7(lab_tab: Any, lab_server: Any,
           return !!(w.sessionContext.session && w.sessionContext.session.kernel);
         }""", 180)
         assert "/notebooks/" in page.url
+        # The executed chapter as opened, before any run: its saved charts are drawn.
+        saved = page.evaluate(OUTPUTS, LIVE_MIME)
+        on_open = settle_charts(page)
         outputs = _run_all(page)
         drawn = settle_charts(page)
         problems = [p for p in _output_problems(outputs, drawn) if "widget" not in p]
         screenshot(page, f"nb7-{NB7_CHAPTER}")
     finally:
         page.evaluate(CLOSE)
-    print(f"Notebook 7, {NB7_CHAPTER}: ran in {outputs['seconds']} s, {outputs['charts']} charts")
+    print(f"Notebook 7, {NB7_CHAPTER}: {saved['charts']} saved charts drawn on opening; ran in "
+          f"{outputs['seconds']} s, {outputs['charts']} charts")
+    assert saved["charts"] > 0 and on_open["top"] == on_open["topDrawn"] == saved["charts"], (
+        f"{saved['charts']} saved chart outputs, {on_open['top']} chart views on opening, "
+        f"{on_open['topDrawn']} with marks")
     assert outputs["charts"] > 0
     assert not problems, f"{NB7_CHAPTER} in Notebook 7:\n" + "\n".join(problems)
     assert git_status() == git_status_before
