@@ -9,6 +9,14 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
 
+# Every Python this Makefile starts writes the bytecode of what it imports, once, into
+# __pycache__ (git ignores it): with PYTHONDONTWRITEBYTECODE set (this project's CI runner sets
+# it), every process, each chapter's kernel included, would compile moelaws and every module pip
+# did not compile again. pip compiles nothing at install (--no-compile): compiling all of
+# .venv's 2 GB took 74 s of CPU time, and most of it (torch's tests, JupyterLab's server
+# extensions, ...) is never imported.
+unexport PYTHONDONTWRITEBYTECODE
+
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -38,7 +46,7 @@ $(STAMP): requirements.txt pyproject.toml
 	@mkdir -p $(VENV) && date +%s > $(VENV)/.started
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 	@echo "Environment set up in $$(( $$(date +%s) - $$(cat $(VENV)/.started) )) s"; rm -f $(VENV)/.started
