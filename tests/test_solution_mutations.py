@@ -10,6 +10,8 @@ Parametrised per chapter, so a failure names the chapter and the surviving label
 
 from __future__ import annotations
 
+import sys
+import types
 from pathlib import Path
 
 import jupytext
@@ -68,6 +70,20 @@ def test_perturbation_reaches_every_binding_and_is_undone() -> None:
     assert arch.total_params(cfg) == exact and namespace["total_params"](cfg) == exact
     assert perturb({"a": (2, np.array([1.0])), "b": "x", "c": True}, 2.0)["a"][1][0] == 2.0
     assert perturb(True) is True
+
+    # A module first imported while perturbed, and a cell run meanwhile, bind the replacement.
+    late = types.ModuleType("moelaws._imported_while_perturbed")
+    sys.modules[late.__name__] = late
+    try:
+        undo = perturbed(["moelaws.arch.total_params"], namespace)
+        exec("from moelaws.arch import total_params", vars(late))
+        namespace["bound_meanwhile"] = arch.total_params
+        assert late.total_params(cfg) == exact * FACTOR
+        undo()
+        assert late.total_params(cfg) == exact
+        assert namespace["bound_meanwhile"](cfg) == exact
+    finally:
+        del sys.modules[late.__name__]
 
 
 def test_a_check_against_itself_survives_and_an_independent_one_does_not() -> None:

@@ -220,9 +220,12 @@ def perturbed(paths: Iterable[str], namespace: dict[str, Any],
     itself. The replacement goes into every ``moelaws`` module and into ``namespace`` (the
     chapter's globals) wherever the original object is bound, so re-exports, ``from ... import``
     and the package's own internal calls all see it; a method is replaced on its class. Undoing
-    also empties every ``functools`` cache of the package that was filled in between.
+    also puts the original back wherever a module imported in between bound a replacement
+    (``from ... import`` of the target), and empties every ``functools`` cache of the package
+    that was filled in between.
     """
     undo: list[tuple[Any, str, Any]] = []
+    originals: dict[int, tuple[Any, Any]] = {}
     caches = _caches()
     misses = {key: cached.cache_info().misses for key, cached in caches.items()}
 
@@ -238,7 +241,9 @@ def perturbed(paths: Iterable[str], namespace: dict[str, Any],
     for path in paths:
         owner, name, original = _resolve(path, namespace)
         if isinstance(owner, type):
-            bind(owner, name, _replacement(original, factor))
+            new = _replacement(original, factor)
+            originals[id(new)] = (new, original)
+            bind(owner, name, new)
             continue
         # A public function may be a validating wrapper (``__wrapped__``) of the function the
         # package calls internally: each layer is replaced where it is bound, so every caller
@@ -249,6 +254,7 @@ def perturbed(paths: Iterable[str], namespace: dict[str, Any],
         seen: set[tuple[int, str]] = set()
         for layer in layers:
             new = _replacement(layer, factor)
+            originals[id(new)] = (new, layer)
             places: list[tuple[Any, str]] = [(owner, name)] if layer is original else []
             for module_name, module in list(sys.modules.items()):
                 if module is None or not module_name.startswith("moelaws"):
@@ -266,6 +272,20 @@ def perturbed(paths: Iterable[str], namespace: dict[str, Any],
                 owner[name] = original
             else:
                 setattr(owner, name, original)
+        # A module first imported while the target was perturbed bound the replacement (a
+        # chapter's cell that loads the registry imports every paper's package): left there,
+        # the perturbation would outlive the undo.
+        for module_name, module in list(sys.modules.items()):
+            if module is None or not module_name.startswith("moelaws"):
+                continue
+            for attribute, bound in list(vars(module).items()):
+                found = originals.get(id(bound))
+                if found is not None and found[0] is bound:
+                    setattr(module, attribute, found[1])
+        for key, bound in list(namespace.items()):
+            found = originals.get(id(bound))
+            if found is not None and found[0] is bound:
+                namespace[key] = found[1]
         # A cache filled while the target was perturbed would poison later, honest calls.
         # (A module first imported in between has caches the snapshot never saw.)
         for key, cached in _caches().items():
