@@ -97,14 +97,17 @@ def test_the_recorder_notes_reads_imports_and_globs_but_not_writes(tmp_path: Pat
     code = (f"import glob, pkg; glob.glob({str(pkg / 'data')!r} + '/*'); "
             f"open({str(tmp_path / 'written.txt')!r}, 'w').write('x'); "
             f"open({str(outside)!r}).read()")
+    # A runner may set PYTHONDONTWRITEBYTECODE (CI here does); an empty value writes bytecode,
+    # as a reader's Python does, so that the second run reads pkg's bytecode, not its source.
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ext.RECORDER), str(tmp_path)]),
-           "MOELAWS_READS_ROOTS": str(tmp_path)}
+           "MOELAWS_READS_ROOTS": str(tmp_path), "PYTHONDONTWRITEBYTECODE": ""}
     for run in range(2):  # the second run imports pkg from its bytecode cache
         out = tmp_path / f"reads{run}"
         subprocess.run([sys.executable, "-c", code], env={**env, "MOELAWS_READS_DIR": str(out)},
                        check=True, cwd=tmp_path)
         reads = {p.relative_to(tmp_path).as_posix() for p in ext.recorded_reads(out)}
         assert reads == {"pkg/__init__.py", "pkg/data/v.txt", "pkg/data"}, run
+        assert list((pkg / "__pycache__").glob("__init__.*.pyc")), "no bytecode for run 2"
     subprocess.run([sys.executable, "-c", "import pkg"], env=env, check=True, cwd=tmp_path)
 
 
