@@ -1,10 +1,11 @@
 """Every solution's check can fail: perturb what it is about by 1 % and it must raise.
 
-For each chapter a kernel runs the code cells the solutions need (found by the names they
-read, :func:`moelaws.teaching.mutation.cells_needed`), then each solution: once per target of
-:data:`~moelaws.teaching.mutation.SOLUTION_TARGETS` with that target's output multiplied by
-1.01 (it must raise), then as written (it must pass, leaving the kernel as the chapter would).
-A solution without a package function must state its independent route in its text.
+For each chapter a kernel runs the code cells the solutions with a target need (found by the
+names they read, :func:`moelaws.teaching.mutation.cells_needed`), then each such solution: once
+per target of :data:`~moelaws.teaching.mutation.SOLUTION_TARGETS` with that target's output
+multiplied by 1.01 (it must raise), then as written (it must pass, leaving the kernel as the
+chapter would). A solution without a package function must state its independent route in its
+text; it runs here only if a later solution needs what it binds (the book build runs it).
 Parametrised per chapter, so a failure names the chapter and the surviving labels. The
 chapters run one after another in one kernel (:func:`~moelaws.teaching.mutation.shared_kernel`),
 each from an emptied namespace and the kernel's fresh state

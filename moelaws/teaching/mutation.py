@@ -463,10 +463,13 @@ def check_chapter(path: str | Path, factor: float = FACTOR, timeout: int = 600,
                   kernel: Any = None) -> MutationReport:
     """Run a chapter's solutions as written and under every declared perturbation.
 
-    One kernel runs the chapter's code cells that the solutions need (:func:`cells_needed`);
-    at each solution it runs the solution's cells once per target with the target perturbed
-    (:func:`perturbed`; they must raise), then once as written (they must pass), which
-    leaves the kernel as the chapter would.
+    One kernel runs the chapter's code cells that the solutions with a target need
+    (:func:`cells_needed`); at each such solution it runs the solution's cells once per target
+    with the target perturbed (:func:`perturbed`; they must raise), then once as written (they
+    must pass), which leaves the kernel as the chapter would. A solution without a target is
+    run (as written) only where a later one needs what it binds: nothing in it is perturbed,
+    and every chapter runs whole, solutions included, in the book build (which fails on an
+    error) and in the reader's stage of ``make test``.
 
     Parameters
     ----------
@@ -497,6 +500,8 @@ def check_chapter(path: str | Path, factor: float = FACTOR, timeout: int = 600,
     solution_code = {e.label: [i for i in e.solution_cells if i in code] for e in exercises}
     first_cell = {cells[0]: label for label, cells in solution_code.items() if cells}
     in_solutions = {i for cells in solution_code.values() for i in cells}
+    perturbed_cells = {i for label, cells in solution_code.items()
+                       if SOLUTION_TARGETS.get(label) for i in cells}
     undeclared = [e.label for e in exercises if e.label not in SOLUTION_TARGETS]
     unstated = [
         e.label for e in exercises
@@ -534,7 +539,7 @@ def check_chapter(path: str | Path, factor: float = FACTOR, timeout: int = 600,
                            "from moelaws.teaching.mutation import perturbed as _perturbed\n"
                            f"_fresh({str(path.resolve().parent)!r})"):
                     raise RuntimeError(f"the kernel cannot import moelaws: {errors[-1]}")
-                for index in sorted(cells_needed(code, in_solutions)):
+                for index in sorted(cells_needed(code, perturbed_cells)):
                     if index in in_solutions and index not in first_cell:
                         continue
                     if index not in first_cell:
