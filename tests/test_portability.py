@@ -66,5 +66,5 @@ def test_missing_papers_skip_locally_and_fail_in_ci(
     monkeypatch.setenv("MOELAWS_PAPERS", str(pytester.path / "no-papers-here"))
     pytester.makeconftest((ROOT / "tests" / "conftest.py").read_text(encoding="utf-8"))
     pytester.makepyfile("def test_x(paper_text):\n    paper_text('some-paper.txt')\n")
-    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider")
     result.assert_outcomes(**{outcome: 1})

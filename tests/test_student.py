@@ -1,17 +1,16 @@
 """The student edition: no solution survives, one harmless stub per exercise, and it runs.
 
 Every chapter's student notebook is checked here statically (no solution cell, marker or
-solution-only line; no later cell reads a name only a solution defines); one chapter's student
-notebook is executed with nbclient. ``make downloads`` (part of ``make test``) runs every
-chapter's student notebook, as the book offers it, top to bottom in a fresh environment.
+solution-only line; no later cell reads a name only a solution defines). That each one runs is
+checked by ``make live`` (part of ``make test``): tests/test_downloads.py runs every chapter's
+student notebook, as the book offers it (built by the same :func:`student_notebook`), top to
+bottom in a fresh environment, and fails on an error or any stderr output.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-import importlib.util
-import textwrap
 from pathlib import Path
 
 import jupytext
@@ -144,31 +143,6 @@ def test_command_writes_one_notebook_per_chapter(tmp_path: Path) -> None:
     assert not any(is_solution_cell(c) for c in written.cells)
     with pytest.raises(ValueError, match=r"expected a \.md"):
         write_student_edition(tmp_path / "toy.txt", tmp_path)
-
-
-def _patch_widget_polling() -> None:
-    """The book's fix for nbclient waiting out its timeout on widget cells (jupyter/nbclient#312,
-    see book/_ext/moelaws_execution.py): chapter 0 has an ipywidgets panel."""
-    spec = importlib.util.spec_from_file_location(
-        "moelaws_execution", ROOT / "book" / "_ext" / "moelaws_execution.py")
-    assert spec is not None and spec.loader is not None
-    ext = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ext)
-    ext.patch_shell_polling()
-
-
-def test_student_edition_of_chapter_0_runs(tmp_path: Path) -> None:
-    from nbclient import NotebookClient
-
-    _patch_widget_polling()
-    path = write_student_edition(ROOT / "notebooks" / "00_anatomy.md", tmp_path)
-    notebook = nbformat.read(path, as_version=4)
-    NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
-    stubs = [c for c in notebook.cells if STUB_TAG in c.metadata.get("tags", [])]
-    assert stubs and all(not any(o.get("output_type") == "error" for o in c.outputs)
-                         for c in notebook.cells if c.cell_type == "code")
-    assert textwrap.dedent(stubs[0].source).startswith("# Your answer")
 
 
 def test_exercises_are_renumbered_per_page() -> None:

@@ -20,14 +20,16 @@ helper the chapter defines itself.
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import dataclasses
 import functools
 import importlib
+import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +40,10 @@ __all__ = [
     "MutationReport",
     "cells_needed",
     "check_chapter",
+    "fresh_start",
     "perturb",
     "perturbed",
+    "shared_kernel",
 ]
 
 FACTOR = 1.01
@@ -220,9 +224,12 @@ def perturbed(paths: Iterable[str], namespace: dict[str, Any],
     itself. The replacement goes into every ``moelaws`` module and into ``namespace`` (the
     chapter's globals) wherever the original object is bound, so re-exports, ``from ... import``
     and the package's own internal calls all see it; a method is replaced on its class. Undoing
-    also empties every ``functools`` cache of the package that was filled in between.
+    also puts the original back wherever a module imported in between bound a replacement
+    (``from ... import`` of the target), and empties every ``functools`` cache of the package
+    that was filled in between.
     """
     undo: list[tuple[Any, str, Any]] = []
+    originals: dict[int, tuple[Any, Any]] = {}
     caches = _caches()
     misses = {key: cached.cache_info().misses for key, cached in caches.items()}
 
@@ -238,7 +245,9 @@ def perturbed(paths: Iterable[str], namespace: dict[str, Any],
     for path in paths:
         owner, name, original = _resolve(path, namespace)
         if isinstance(owner, type):
-            bind(owner, name, _replacement(original, factor))
+            new = _replacement(original, factor)
+            originals[id(new)] = (new, original)
+            bind(owner, name, new)
             continue
         # A public function may be a validating wrapper (``__wrapped__``) of the function the
         # package calls internally: each layer is replaced where it is bound, so every caller
@@ -249,6 +258,7 @@ def perturbed(paths: Iterable[str], namespace: dict[str, Any],
         seen: set[tuple[int, str]] = set()
         for layer in layers:
             new = _replacement(layer, factor)
+            originals[id(new)] = (new, layer)
             places: list[tuple[Any, str]] = [(owner, name)] if layer is original else []
             for module_name, module in list(sys.modules.items()):
                 if module is None or not module_name.startswith("moelaws"):
@@ -266,6 +276,20 @@ def perturbed(paths: Iterable[str], namespace: dict[str, Any],
                 owner[name] = original
             else:
                 setattr(owner, name, original)
+        # A module first imported while the target was perturbed bound the replacement (a
+        # chapter's cell that loads the registry imports every paper's package): left there,
+        # the perturbation would outlive the undo.
+        for module_name, module in list(sys.modules.items()):
+            if module is None or not module_name.startswith("moelaws"):
+                continue
+            for attribute, bound in list(vars(module).items()):
+                found = originals.get(id(bound))
+                if found is not None and found[0] is bound:
+                    setattr(module, attribute, found[1])
+        for key, bound in list(namespace.items()):
+            found = originals.get(id(bound))
+            if found is not None and found[0] is bound:
+                namespace[key] = found[1]
         # A cache filled while the target was perturbed would poison later, honest calls.
         # (A module first imported in between has caches the snapshot never saw.)
         for key, cached in _caches().items():
@@ -381,13 +405,71 @@ class MutationReport:
     """Labels missing from :data:`SOLUTION_TARGETS`."""
 
 
-def check_chapter(path: str | Path, factor: float = FACTOR, timeout: int = 600) -> MutationReport:
+_FRESH: dict[str, Any] = {}
+"""What :func:`fresh_start` found in the kernel the first time (its fresh state)."""
+
+
+def fresh_start(folder: str) -> None:
+    """In a notebook kernel: what a fresh kernel has, as far as a chapter's results can tell.
+
+    Called by :func:`check_chapter` at the start of every chapter, after ``%reset -f`` (which
+    empties the user namespace). The first call in a kernel records its warning filters; a
+    later one, in a kernel an earlier chapter ran in, restores them, makes ``folder`` the
+    working directory, empties every ``functools`` cache of the package (a cache an earlier
+    chapter filled would hide a perturbation of a function it calls) and turns off the
+    flush-to-zero of denormals that training turns on (:func:`moelaws.torchmoe.train`). The
+    modules stay imported, with their display settings; no random generator is reseeded
+    (every draw of the book is seeded: STYLE.md).
+    """
+    import warnings
+
+    if not _FRESH:
+        _FRESH["filters"] = list(warnings.filters)
+        return
+    warnings.resetwarnings()
+    warnings.filters.extend(_FRESH["filters"])
+    os.chdir(folder)
+    for cached in _caches().values():
+        cached.cache_clear()
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_flush_denormal(False)
+
+
+@contextlib.contextmanager
+def shared_kernel() -> Iterator[Any]:
+    """A kernel manager for :func:`check_chapter` (``kernel=``) to run several chapters in one
+    kernel, in this interpreter's environment; the first chapter starts the kernel, and it is
+    shut down on exit.
+
+    A chapter's kernel costs a process start and the imports every chapter makes (SciPy,
+    pandas, Altair, ipywidgets, torch for two chapters): seconds of CPU each.
+    """
+    import nbformat
+    from jupyter_core.utils import run_sync
+    from nbclient import NotebookClient
+
+    manager = NotebookClient(nbformat.v4.new_notebook(),
+                             kernel_name="python3").create_kernel_manager()
+    manager.kernel_spec.argv[0] = sys.executable
+    try:
+        yield manager
+    finally:
+        if manager.has_kernel:
+            run_sync(manager.shutdown_kernel)(now=True)
+
+
+def check_chapter(path: str | Path, factor: float = FACTOR, timeout: int = 600,
+                  kernel: Any = None) -> MutationReport:
     """Run a chapter's solutions as written and under every declared perturbation.
 
-    One kernel runs the chapter's code cells that the solutions need (:func:`cells_needed`);
-    at each solution it runs the solution's cells once per target with the target perturbed
-    (:func:`perturbed`; they must raise), then once as written (they must pass), which
-    leaves the kernel as the chapter would.
+    One kernel runs the chapter's code cells that the solutions with a target need
+    (:func:`cells_needed`); at each such solution it runs the solution's cells once per target
+    with the target perturbed (:func:`perturbed`; they must raise), then once as written (they
+    must pass), which leaves the kernel as the chapter would. A solution without a target is
+    run (as written) only where a later one needs what it binds: nothing in it is perturbed,
+    and every chapter runs whole, solutions included, in the book build (which fails on an
+    error) and in the reader's stage of ``make test``.
 
     Parameters
     ----------
@@ -397,9 +479,15 @@ def check_chapter(path: str | Path, factor: float = FACTOR, timeout: int = 600) 
         The perturbation of each target's output.
     timeout
         Seconds allowed per cell.
+    kernel
+        The kernel manager of :func:`shared_kernel` to run in, started by the first chapter
+        that uses it; the chapter starts from an empty namespace and :func:`fresh_start`.
+        ``None``: a kernel of the chapter's own, shut down at the end. A chapter that raises
+        restarts the shared kernel, so the next one starts in a new process.
     """
     import jupytext
     import nbformat
+    from jupyter_core.utils import run_sync
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
@@ -412,6 +500,8 @@ def check_chapter(path: str | Path, factor: float = FACTOR, timeout: int = 600) 
     solution_code = {e.label: [i for i in e.solution_cells if i in code] for e in exercises}
     first_cell = {cells[0]: label for label, cells in solution_code.items() if cells}
     in_solutions = {i for cells in solution_code.values() for i in cells}
+    perturbed_cells = {i for label, cells in solution_code.items()
+                       if SOLUTION_TARGETS.get(label) for i in cells}
     undeclared = [e.label for e in exercises if e.label not in SOLUTION_TARGETS]
     unstated = [
         e.label for e in exercises
@@ -420,12 +510,13 @@ def check_chapter(path: str | Path, factor: float = FACTOR, timeout: int = 600) 
             if notebook.cells[i].cell_type == "markdown")
     ]
 
-    client = NotebookClient(notebook, timeout=timeout, kernel_name="python3",
+    client = NotebookClient(notebook, timeout=timeout, kernel_name="python3", km=kernel,
                             resources={"metadata": {"path": str(path.parent)}})
-    # The kernel runs in this interpreter's environment (like nbval's --nbval-current-env),
-    # whatever "python3" kernel spec the machine has installed.
-    client.km = client.create_kernel_manager()
-    client.km.kernel_spec.argv[0] = sys.executable
+    if kernel is None:
+        # The kernel runs in this interpreter's environment (like nbval's
+        # --nbval-current-env), whatever "python3" kernel spec the machine has installed.
+        client.km = client.create_kernel_manager()
+        client.km.kernel_spec.argv[0] = sys.executable
     counter = iter(range(10**9))
     errors: list[str] = []
 
@@ -440,26 +531,41 @@ def check_chapter(path: str | Path, factor: float = FACTOR, timeout: int = 600) 
     broken: list[str] = []
     survivors: list[str] = []
     started = time.perf_counter()
-    with client.setup_kernel():
-        if not run("from moelaws.teaching.mutation import perturbed as _perturbed"):
-            raise RuntimeError(f"the kernel cannot import moelaws: {errors[-1]}")
-        for index in sorted(cells_needed(code, in_solutions)):
-            if index in in_solutions and index not in first_cell:
-                continue
-            if index not in first_cell:
-                if not run(code[index]):
-                    raise RuntimeError(f"{path.name}: cell {index} fails: {errors[-1]}")
-                continue
-            label = first_cell[index]
-            cells = [code[i] for i in solution_code[label]]
-            for target in SOLUTION_TARGETS.get(label, ()):
-                if not run(f"_undo = _perturbed([{target!r}], globals(), {factor!r})"):
-                    raise RuntimeError(f"{label}: cannot perturb {target}: {errors[-1]}")
-                raised = not all(run(source) for source in cells)
-                run("_undo()")
-                if not raised:
-                    survivors.append(f"{label} survives {target} x {factor}")
-            if not all(run(source) for source in cells):
-                broken.append(f"{label}: {errors[-1]}")
+    try:
+        with client.setup_kernel():
+            try:
+                if not run("%reset -f\n"
+                           "from moelaws.teaching.mutation import fresh_start as _fresh\n"
+                           "from moelaws.teaching.mutation import perturbed as _perturbed\n"
+                           f"_fresh({str(path.resolve().parent)!r})"):
+                    raise RuntimeError(f"the kernel cannot import moelaws: {errors[-1]}")
+                for index in sorted(cells_needed(code, perturbed_cells)):
+                    if index in in_solutions and index not in first_cell:
+                        continue
+                    if index not in first_cell:
+                        if not run(code[index]):
+                            raise RuntimeError(f"{path.name}: cell {index} fails: {errors[-1]}")
+                        continue
+                    label = first_cell[index]
+                    cells = [code[i] for i in solution_code[label]]
+                    for target in SOLUTION_TARGETS.get(label, ()):
+                        if not run(f"_undo = _perturbed([{target!r}], globals(), {factor!r})"):
+                            raise RuntimeError(f"{label}: cannot perturb {target}: {errors[-1]}")
+                        raised = not all(run(source) for source in cells)
+                        run("_undo()")
+                        if not raised:
+                            survivors.append(f"{label} survives {target} x {factor}")
+                    if not all(run(source) for source in cells):
+                        broken.append(f"{label}: {errors[-1]}")
+            finally:
+                if kernel is not None and client.kc is not None:
+                    client.kc.stop_channels()  # the next chapter gets a client of its own
+    except BaseException:
+        if kernel is not None and kernel.has_kernel:
+            # A chapter that failed may leave the kernel busy or half-perturbed: the next
+            # chapter gets a new kernel process. The chapter's own error is what propagates.
+            with contextlib.suppress(Exception):
+                run_sync(kernel.restart_kernel)(now=True)
+        raise
     return MutationReport(path.name, len(exercises), time.perf_counter() - started, broken,
                           survivors, unstated, undeclared)
