@@ -4,10 +4,10 @@ Each page is loaded once per window size for the whole session and shared with t
 browser tests that read it (``book_pages`` in conftest.py; the tests run grouped by page).
 Checked: it loads with no console error and no failed request, loads nothing from another
 origin, every Altair chart draws its marks, every formula is typeset by MathJax, and every
-static slider (a Vega-Lite binding) changes the chart it drives. A full-page screenshot of
-every page at each size is written to ``_build/screenshots/`` (``<page>-desktop.png``,
-``<page>-phone.png``). Pages are discovered from the built book, so a new chapter is tested
-as soon as it is in the table of contents.
+static slider (a Vega-Lite binding) changes the chart it drives. A screenshot of every page
+at each size is written to ``_build/screenshots/`` (``<page>-desktop.png``, ``<page>-phone.png``:
+the window, or the whole page with ``MOELAWS_FULL_SCREENSHOTS=1``). Pages are discovered from
+the built book, so a new chapter is tested as soon as it is in the table of contents.
 """
 
 from __future__ import annotations
