@@ -34,7 +34,7 @@ CHROMIUM := /usr/bin/chromium
 JB_FLAGS := --warningiserror --nitpick --keep-going
 
 .PHONY: help venv vendor book bench test lint unit nbval downloads live book-check chromium browser pages \
-	publish publish-guard clean lab lab-notebooks lab-settings
+	screenshots publish publish-guard clean lab lab-notebooks lab-settings
 
 help:
 	@echo "make book   build the book into _build/html (sets up .venv and npm scripts first)"
@@ -150,8 +150,9 @@ chromium:
 	fi
 	@$(CHROMIUM) --version 2>/dev/null
 
-# Every built page in headless Chromium with the network blocked; screenshots of every page go
-# to _build/screenshots/. MOELAWS_BROWSER_TESTS=1 turns a missing book or browser into a failure.
+# Every built page in headless Chromium with the network blocked; screenshots of every page (the
+# window at the top of the page) go to _build/screenshots/. MOELAWS_BROWSER_TESTS=1 turns a
+# missing book or browser into a failure.
 # One Chromium and one HTTP server for the session (tests/browser/conftest.py).
 pages: $(BOOK_DEP) chromium
 	rm -rf _build/screenshots
@@ -160,6 +161,17 @@ pages: $(BOOK_DEP) chromium
 	  --ignore=tests/browser/test_live_lab.py
 
 browser: pages live
+
+# Screenshots of whole pages, every page at both sizes, for a person to look through: the tests
+# that load every page, with MOELAWS_FULL_SCREENSHOTS=1. `pages` takes only the window: no test
+# reads a screenshot, and whole pages cost Chromium 75 CPU-seconds (the window 3.9).
+screenshots: $(BOOK_DEP) chromium
+	rm -rf _build/screenshots
+	MOELAWS_BROWSER_TESTS=1 MOELAWS_FULL_SCREENSHOTS=1 CHROMIUM=$(CHROMIUM) \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider \
+	  tests/browser/test_reader.py::test_no_page_scrolls_sideways \
+	  tests/browser/test_tables.py::test_reproducibility_page_fits_a_phone
+	@echo "Screenshots in $(CURDIR)/_build/screenshots/"
 
 # The test command's book build executes every chapter from scratch (FRESH=1). Its stages run
 # two at a time, one per core of a 2-core machine, as soon as what they need is there: the unit

@@ -27,7 +27,8 @@
   Markdown that JupyterLab, Notebook 7, VS Code and Colab render (glue values in the prose) and
   a first cell that installs ``moelaws[notebook]`` from the repository at the commit the book
   was built from when the kernel lacks it. Then the CSV of every interactive table
-  (:func:`write_downloads`), from the package, not from the execution cache.
+  (:func:`write_downloads`), from the package, not from the execution cache, when a built
+  page links one.
 * No thebe (:func:`_drop_thebe`): Jupyter Book v1 always loads sphinx-thebe, which adds a script
   naming a CDN URL to every page even with ``launch_buttons.thebe: false``; it is dropped.
 
@@ -235,6 +236,7 @@ def _write_downloads(app: Any, exception: Exception | None) -> None:
         return
     import nbformat
 
+    from moelaws.interactive_tables import DOWNLOAD_DIR
     from moelaws.notebook_export import GlueStore, bib_labels, export_notebook
     from moelaws.teaching import find_exercises
     from moelaws.teaching.student import SUFFIX, student_notebook
@@ -257,7 +259,12 @@ def _write_downloads(app: Any, exception: Exception | None) -> None:
         notebook = export_notebook(nbformat.read(path, as_version=4), glue,
                                    setup_cell=cell, bib=bib, titles=titles)
         nbformat.write(notebook, path)
-    write_downloads(Path(app.outdir))
+    # The tables' CSVs: writing them evaluates every paper's claims (about 6 CPU-seconds), wasted
+    # on a book whose pages link none (the two-page books of tests/browser/test_build_strict.py).
+    outdir = Path(app.outdir)
+    if any(f"{DOWNLOAD_DIR}/" in page.read_text(errors="replace")
+           for page in outdir.rglob("*.html")):
+        write_downloads(outdir)
 
 
 def _is_thebe(script: Any) -> bool:

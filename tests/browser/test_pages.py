@@ -4,10 +4,10 @@ Each page is loaded once per window size for the whole session and shared with t
 browser tests that read it (``book_pages`` in conftest.py; the tests run grouped by page).
 Checked: it loads with no console error and no failed request, loads nothing from another
 origin, every Altair chart draws its marks, every formula is typeset by MathJax, and every
-static slider (a Vega-Lite binding) changes the chart it drives. A full-page screenshot of
-every page at each size is written to ``_build/screenshots/`` (``<page>-desktop.png``,
-``<page>-phone.png``). Pages are discovered from the built book, so a new chapter is tested
-as soon as it is in the table of contents.
+static slider (a Vega-Lite binding) changes the chart it drives. A screenshot of every page
+at each size is written to ``_build/screenshots/`` (``<page>-desktop.png``, ``<page>-phone.png``:
+the window, or the whole page with ``MOELAWS_FULL_SCREENSHOTS=1``). Pages are discovered from
+the built book, so a new chapter is tested as soon as it is in the table of contents.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import urllib.parse
 from html.parser import HTMLParser
 from typing import Any
 
@@ -31,6 +30,7 @@ from book_browser import (
     LoadedPage,
     Visit,
     built_pages,
+    open_tab,
     screenshot_name,
 )
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -255,8 +255,13 @@ def test_index_redirects_to_the_first_page(tab: Visit) -> None:
     assert not tab.problems(), tab.problems()
 
 
+def _path(tab: Visit, url: str) -> str:
+    """The book page a URL of the served book points to (no fragment, no query)."""
+    return url[len(tab.base_url) :].split("#")[0].split("?")[0]
+
+
 def _here(tab: Visit) -> str:
-    return tab.page.url[len(tab.base_url) :].split("#")[0]
+    return _path(tab, tab.page.url)
 
 
 def _title(tab: Visit) -> str:
@@ -265,7 +270,8 @@ def _title(tab: Visit) -> str:
 
 
 def _toc(tab: Visit) -> list[tuple[str, str]]:
-    """The table of contents as (page path, title) in reading order, from the sidebar."""
+    """The table of contents as (page path, title) in reading order, from the sidebar of the
+    page index.html leads to (the tab is left there)."""
     tab.page.goto(tab.url("index.html"))
     tab.page.wait_for_function("() => !location.pathname.endsWith('/index.html')")
     tab.page.wait_for_selector("nav.bd-docs-nav")
@@ -274,8 +280,19 @@ def _toc(tab: Visit) -> list[tuple[str, str]]:
         "nav.bd-docs-nav a.reference.internal",
         "els => els.map(a => [a.href, a.textContent.trim()])",
     )
-    rest = [(h[len(tab.base_url) :].split("#")[0], t) for h, t in links if "#" not in h]
+    rest = [(_path(tab, h), t) for h, t in links if "#" not in h]
     return [first, *rest]
+
+
+@pytest.fixture(scope="module")
+def toc(browser: Any, base_url: str) -> list[tuple[str, str]]:
+    """The table of contents for the search tests, read once with scripts off (the sidebar is
+    the built HTML's)."""
+    tab = open_tab(browser, base_url, javascript=False)
+    try:
+        return _toc(tab)
+    finally:
+        tab.page.context.close()
 
 
 def _follow(tab: Visit, selector: str) -> None:
@@ -283,40 +300,70 @@ def _follow(tab: Visit, selector: str) -> None:
         tab.page.locator(selector).first.click()
 
 
-def test_next_and_previous_links_walk_the_table_of_contents(static_tab: Visit) -> None:
-    """The links are the built HTML's own: followed with the pages' scripts off (each page's
-    scripts are checked, with its console and requests, by the tests above)."""
-    tab = static_tab
-    toc = [path for path, _ in _toc(tab)]
-    assert len(toc) >= 3 and len(set(toc)) == len(toc), toc
-    walked = [_here(tab)]
-    while tab.page.locator("a.right-next").count():
-        _follow(tab, "a.right-next")
-        walked.append(_here(tab))
-        assert len(walked) <= len(toc), walked
-    assert walked == toc
-    back = [_here(tab)]
-    while tab.page.locator("a.left-prev").count():
-        _follow(tab, "a.left-prev")
-        back.append(_here(tab))
-        assert len(back) <= len(toc), back
-    assert back == toc[::-1]
-    tab.page.wait_for_load_state("load")
-    assert not tab.problems(navigating=True), tab.problems(navigating=True)
+_LINKS = """() => ({
+  sidebar: [...document.querySelectorAll('nav.bd-docs-nav a.reference.internal')]
+    .map(a => [a.href, a.getAttribute('href'), a.textContent.trim()]),
+  previous: [...document.querySelectorAll('a.left-prev')].map(a => a.href),
+  next: [...document.querySelectorAll('a.right-next')].map(a => a.href),
+})"""
 
 
-def test_sidebar_links_open_their_pages(static_tab: Visit) -> None:
-    """Scripts off, as in the walk above: the sidebar is the built HTML's."""
+def test_next_previous_and_sidebar_links_walk_the_table_of_contents(static_tab: Visit) -> None:
+    """One walk from the first page to the last by the next links, the built HTML's own,
+    followed with the pages' scripts off (each page's scripts are checked, with its console and
+    requests, by the tests above). On every page: its title is its sidebar link's, its previous
+    link leads to the page before (the first page has none) and every sidebar link leads to its
+    page (its own link is ``#``). A link not followed is checked by where its ``href`` resolves
+    to, a page this walk loads, and by a trial click (a reader can click it): the previous links
+    and the first page's sidebar, which a walk back and a visit from the sidebar to every page
+    followed, with 56 page loads where this walk makes 15."""
     tab = static_tab
     toc = _toc(tab)
-    start = toc[0][0]
-    for path, title in toc[1:]:
-        tab.page.goto(tab.url(start), wait_until="domcontentloaded")
-        _follow(tab, f'nav.bd-docs-nav a.reference.internal[href$="{path.split("/")[-1]}"]')
-        assert _here(tab) == path
-        assert _title(tab) == title
+    paths = [path for path, _ in toc]
+    assert len(toc) >= 3 and len(set(paths)) == len(paths), toc
+    # Each page as opened from the first page's sidebar: the link a reader clicks for it.
+    for path, _ in toc[1:]:
+        link = tab.page.locator(
+            f'nav.bd-docs-nav a.reference.internal[href$="{path.split("/")[-1]}"]').first
+        link.click(trial=True)
+        assert _path(tab, link.evaluate("a => a.href")) == path
+    walked: list[str] = []
+    while True:
+        walked.append(_here(tab))
+        assert len(walked) <= len(toc), walked
+        here = len(walked) - 1
+        assert walked == paths[: here + 1], walked
+        assert _title(tab) == toc[here][1], f"{walked[-1]}: its sidebar link says {toc[here][1]!r}"
+        links = tab.page.evaluate(_LINKS)
+        sidebar = [(_path(tab, url), text) for url, href, text in links["sidebar"]
+                   if "#" not in url or href == "#"]
+        assert sidebar == toc, f"{walked[-1]}: the sidebar leads to {sidebar}"
+        previous = [_path(tab, url) for url in links["previous"]]
+        assert previous == paths[max(here - 1, 0) : here], f"{walked[-1]}: previous {previous}"
+        if previous:
+            tab.page.locator("a.left-prev").first.click(trial=True)
+        if not links["next"]:
+            break
+        _follow(tab, "a.right-next")
+    assert walked == paths
     tab.page.wait_for_load_state("load")
     assert not tab.problems(navigating=True), tab.problems(navigating=True)
+
+
+_SEARCH = """async (query) => {
+  // What search.html?q= does on load (Search.init): Sphinx's search, its results listed one
+  // by one and the summary line written after the last; each result's excerpt is fetched from
+  // its page, and the search is done once every result shows one.
+  const out = document.getElementById('search-results');
+  out.replaceChildren();
+  Search.performSearch(query);
+  const done = () => out.querySelector('p.search-summary').textContent
+    && [...out.querySelectorAll('ul.search li')].every(li => li.querySelector('p.context, span'));
+  for (const t0 = Date.now(); !done(); await new Promise(r => setTimeout(r, 20))) {
+    if (Date.now() - t0 > 30000) { return null; }
+  }
+  return [...out.querySelectorAll('ul.search li a')].map(a => a.href);
+}"""
 
 
 def _search_results(tab: Visit) -> list[str]:
@@ -328,19 +375,25 @@ def _search_results(tab: Visit) -> list[str]:
     hrefs = tab.page.eval_on_selector_all(
         "#search-results ul.search li a", "els => els.map(a => a.href)"
     )
-    return [h[len(tab.base_url) :].split("#")[0].split("?")[0] for h in hrefs]
+    return [_path(tab, h) for h in hrefs]
 
 
-def test_search_finds_every_page_by_its_title(tab: Visit) -> None:
-    for path, title in _toc(tab):
-        tab.page.goto(tab.url("search.html?q=") + urllib.parse.quote_plus(title))
-        found = _search_results(tab)
+def test_search_finds_every_page_by_its_title(tab: Visit, toc: list[tuple[str, str]]) -> None:
+    """Every title searched on one search page, by Sphinx's own search script as the page runs
+    it for ``search.html?q=`` (test_search_box_submits_a_query opens such a URL from the search
+    box): one page load, not one per title."""
+    tab.page.goto(tab.url("search.html"))
+    tab.page.wait_for_function("() => Search.hasIndex()", timeout=TIMEOUT_MS)
+    for path, title in toc:
+        hrefs = tab.page.evaluate(_SEARCH, title)
+        assert hrefs is not None, f"searching {title!r} did not finish"
+        found = [_path(tab, h) for h in hrefs]
         assert path in found, f"searching {title!r} finds {found}, not {path}"
-    assert not tab.problems(navigating=True), tab.problems(navigating=True)
+    assert not tab.problems(), tab.problems()
 
 
-def test_search_box_submits_a_query(tab: Visit) -> None:
-    path, title = next((p, t) for p, t in _toc(tab) if p.startswith("notebooks/"))
+def test_search_box_submits_a_query(tab: Visit, toc: list[tuple[str, str]]) -> None:
+    path, title = next((p, t) for p, t in toc if p.startswith("notebooks/"))
     page = tab.page
     page.goto(tab.url(path))
     page.keyboard.press("Control+k")

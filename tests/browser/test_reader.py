@@ -6,7 +6,8 @@ but that changes nothing (ipywidgets panels, which need a kernel, must be replac
 kernel-only note whose links are the page's own launch buttons), a fact card numbered as a
 table, and launch links not built from the repository URL in ``_config.yml``. Screenshots of
 every page at both sizes go to ``_build/screenshots/<page>-desktop.png`` / ``-phone.png``
-(each page is loaded once per size for the session: ``book_pages`` in conftest.py).
+(of the window, or of the whole page with ``MOELAWS_FULL_SCREENSHOTS=1``; each page is loaded
+once per size for the session: ``book_pages`` in conftest.py).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ package says lie outside tolerance, and offer a CSV download equal, byte for byt
 command line writes (``moelaws reproduce --paper P --table T --format csv``; for appendix data,
 ``moelaws data NAME``). The reproducibility page must fit a 390 px phone with no sideways
 scroll and filter to one paper's discrepancies with one click. Screenshots of the
-reproducibility page at 1280 and 390 px go to ``_build/screenshots/``.
+reproducibility page at 1280 and 390 px go to ``_build/screenshots/`` (the window, or the whole
+page with ``MOELAWS_FULL_SCREENSHOTS=1``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from book_browser import BOOK, SCREENSHOTS, BookPages, Visit, built_pages
+from book_browser import BOOK, FULL_SCREENSHOTS, SCREENSHOTS, BookPages, Visit, built_pages
 from cli_runner import run_cli
 
 from moelaws.claims import tables as claim_tables
@@ -217,12 +218,14 @@ def test_interactive_table(path: str, table_id: str, csv: str, book_pages: BookP
 def test_reproducibility_page_fits_a_phone(tab: Visit) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     p = _open(tab, REPRODUCIBILITY)
-    p.screenshot(path=str(SCREENSHOTS / "tables-reproducibility-1280.png"), full_page=True)
+    p.screenshot(path=str(SCREENSHOTS / "tables-reproducibility-1280.png"),
+                 full_page=FULL_SCREENSHOTS)
     p.set_viewport_size({"width": 390, "height": 844})
     p.wait_for_timeout(300)
     width = p.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
     assert width[0] <= width[1] == 390, f"sideways scroll on a phone: {width}"
-    p.screenshot(path=str(SCREENSHOTS / "tables-reproducibility-390.png"), full_page=True)
+    p.screenshot(path=str(SCREENSHOTS / "tables-reproducibility-390.png"),
+                 full_page=FULL_SCREENSHOTS)
     # The same holds with every row shown, the longest notes included.
     p.evaluate("() => Object.values(window.moelawsTables)[0].page.len(-1).draw()")
     width = p.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")

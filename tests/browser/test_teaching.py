@@ -13,7 +13,7 @@ import re
 import urllib.parse
 
 import pytest
-from book_browser import BOOK, BookPages, Visit, built_pages
+from book_browser import BOOK, BookPages, built_pages
 
 from moelaws import papers as registry
 
@@ -84,9 +84,10 @@ def test_exercises_are_numbered_and_solutions_collapsed(path: str, book_pages: B
     assert not tab.problems(), tab.problems()
 
 
-def test_course_page_renders_and_its_exercises_resolve(tab: Visit) -> None:
+@pytest.mark.parametrize("path", ["book/course.html"])
+def test_course_page_renders_and_its_exercises_resolve(path: str, book_pages: BookPages) -> None:
+    tab = book_pages(path)
     page = tab.page
-    page.goto(tab.url("book/course.html"))
     assert "Teaching a course module" in page.locator("h1").first.inner_text()
     sessions = page.locator("h3").all_inner_texts()
     assert sum(s.startswith("Session") for s in sessions) == 6, sessions
@@ -103,9 +104,11 @@ def test_course_page_renders_and_its_exercises_resolve(tab: Visit) -> None:
     assert not tab.problems(), tab.problems()
 
 
-def test_notation_page_has_the_symbol_table_and_glossary(tab: Visit) -> None:
+@pytest.mark.parametrize("path", ["book/notation.html"])
+def test_notation_page_has_the_symbol_table_and_glossary(path: str,
+                                                         book_pages: BookPages) -> None:
+    tab = book_pages(path)
     page = tab.page
-    page.goto(tab.url("book/notation.html"))
     table = page.locator("table#notation-symbols")
     assert table.count() == 1
     rows = table.locator("tbody tr")
