@@ -104,32 +104,37 @@ _WIDGET_CELL = textwrap.dedent(
 )
 
 
-def test_widget_cells_do_not_wait_out_the_timeout() -> None:
-    """Unpatched, most of these cells take the whole timeout (jupyter/nbclient#312)."""
+def test_widget_cells_do_not_wait_out_the_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unpatched, most of these cells take the whole timeout (jupyter/nbclient#312): a reply
+    whose wake-up was lost is noticed only when the socket's poll for it ends.
+
+    What is checked is what the patch guarantees, not a duration (which a loaded machine
+    stretches): every poll of the client's sockets ends within :data:`POLL_SLICE_S`, so a lost
+    wake-up costs a slice, not the cell's timeout. Unpatched, the polls ask for the whole
+    timeout (30 000 ms) or for no limit at all.
+    """
+    import zmq.asyncio
     from nbclient import NotebookClient
     from nbformat.v4 import new_code_cell, new_notebook
 
     ext.patch_shell_polling()
     ext.patch_shell_polling()
+    polls: list[int | None] = []
+    poll = zmq.asyncio.Socket.poll
+
+    def recorded(self: object, timeout: int | None = None, *args: object, **kwargs: object):
+        polls.append(timeout)
+        return poll(self, timeout, *args, **kwargs)
+
+    monkeypatch.setattr(zmq.asyncio.Socket, "poll", recorded)
     kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook = new_notebook(cells=[new_code_cell(_WIDGET_CELL) for _ in range(6)],
                             metadata={"kernelspec": kernelspec})
-    started: dict[int, float] = {}
-    took: dict[int, float] = {}
-
-    def on_start(cell: object, cell_index: int, **_: object) -> None:
-        started[cell_index] = time.monotonic()
-
-    def on_done(cell: object, cell_index: int, **_: object) -> None:
-        took[cell_index] = time.monotonic() - started[cell_index]
-
-    timeout = 30
-    NotebookClient(
-        notebook, timeout=timeout, resources={"metadata": {"path": str(ROOT)}},
-        on_cell_execute=on_start, on_cell_executed=on_done,
-    ).execute()
-    assert len(took) == 6
-    assert max(took.values()) < timeout * 2 / 3, f"cell times (s): {took}"
+    NotebookClient(notebook, timeout=30, resources={"metadata": {"path": str(ROOT)}}).execute()
+    assert polls
+    longest = ext.POLL_SLICE_S * 1000
+    too_long = [t for t in polls if t is None or t > longest]
+    assert not too_long, f"{len(too_long)} of {len(polls)} polls outlast a slice: {too_long[:5]}"
     for cell in notebook.cells:
         assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {})
                    for o in cell.outputs)
