@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import subprocess
 
@@ -186,4 +187,21 @@ def test_build_hook_writes_every_download(tmp_path) -> None:
     row = listing.iloc[0]
     assert written[row["csv"]].read_bytes() == tables.to_csv(
         tables.reproduced_table(row["paper"], row["table"])).encode("utf-8")
+    # The hook evaluates the claims once and selects each table from them: each paper's file
+    # and the whole registry's are what evaluating that paper alone gives.
+    for paper in [None, *claims.registered_papers()]:
+        assert written[tables.csv_name(paper)].read_bytes() == tables.to_csv(
+            tables.reproduced_table(paper)).encode("utf-8"), paper
     assert all(p.parent == tmp_path / "_static" / "download" for p in written.values())
+
+
+def test_tables_from_claims_already_evaluated_are_the_same_tables() -> None:
+    evaluated = claims.results()
+    pd.testing.assert_frame_equal(tables.list_tables(evaluated=evaluated), tables.list_tables())
+    with pytest.raises(ValueError, match="no claims in Table 99; its tables: Table"):
+        tables.reproduced_table(LAST, "Table 99", evaluated=evaluated)
+    # What is passed is what is shown (not evaluated again).
+    first = evaluated[0]
+    changed = [dataclasses.replace(first, status="error"), *evaluated[1:]]
+    shown = tables.reproduced_table(first.claim.paper, evaluated=changed)
+    assert shown["status"].iloc[0] == "error" != first.status

@@ -197,17 +197,21 @@ def write_downloads(outdir: Path) -> list[Path]:
     (:mod:`moelaws.data_tables`), under the name its "Download CSV" link uses, with the bytes
     of ``moelaws reproduce --paper P --table T --format csv``.
     """
-    from moelaws.claims import registered_papers
+    from moelaws.claims import registered_papers, results
     from moelaws.claims import tables as claim_tables
     from moelaws.data_tables import all_data_tables, data_csv, data_csv_name
     from moelaws.interactive_tables import DOWNLOAD_DIR
 
-    files = {claim_tables.csv_name(): claim_tables.to_csv(claim_tables.reproduced_table())}
+    # Every claim evaluated once: each table is a selection of the same results.
+    evaluated = results()
+    files = {claim_tables.csv_name(): claim_tables.to_csv(
+        claim_tables.reproduced_table(evaluated=evaluated))}
     for paper in registered_papers():
         files[claim_tables.csv_name(paper)] = claim_tables.to_csv(
-            claim_tables.reproduced_table(paper))
-    for row in claim_tables.list_tables().itertuples(index=False):
-        files[row.csv] = claim_tables.to_csv(claim_tables.reproduced_table(row.paper, row.table))
+            claim_tables.reproduced_table(paper, evaluated=evaluated))
+    for row in claim_tables.list_tables(evaluated=evaluated).itertuples(index=False):
+        files[row.csv] = claim_tables.to_csv(
+            claim_tables.reproduced_table(row.paper, row.table, evaluated=evaluated))
     for name in all_data_tables():
         files[data_csv_name(name)] = data_csv(name)
     folder = outdir / DOWNLOAD_DIR

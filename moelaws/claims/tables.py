@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -119,7 +120,8 @@ def _row(r: ClaimResult) -> dict[str, object]:
     }
 
 
-def reproduced_table(paper: str | None = None, table: str | None = None) -> pd.DataFrame:
+def reproduced_table(paper: str | None = None, table: str | None = None, *,
+                     evaluated: Sequence[ClaimResult] | None = None) -> pd.DataFrame:
     """One reproduced table: every claim of ``paper``'s ``table``, paper value beside ours.
 
     Parameters
@@ -130,6 +132,9 @@ def reproduced_table(paper: str | None = None, table: str | None = None) -> pd.D
     table
         A paper table, ``"Table 4"`` (also ``"4"`` or ``"table-4"``); ``None`` for every claim of
         the paper, in or out of a table.
+    evaluated
+        Claims already evaluated (``moelaws.claims.results()``), to build several tables from
+        one evaluation; ``None`` evaluates the paper's claims now.
 
     Returns
     -------
@@ -144,21 +149,33 @@ def reproduced_table(paper: str | None = None, table: str | None = None) -> pd.D
     if paper is None:
         if table is not None:
             raise ValueError("a table needs its paper (--paper)")
-        res = results()
+        res = results() if evaluated is None else list(evaluated)
     else:
         _check_paper(paper)
-        res = results(paper)
+        res = results(paper) if evaluated is None else _of_paper(evaluated, paper)
     if table is not None:
         name = normalise_table(table)
-        res = [r for r in res if table_of(r.claim.ref) == name]
+        of_paper, res = res, [r for r in res if table_of(r.claim.ref) == name]
         if not res:
-            known = ", ".join(list_tables(paper)["table"]) or "none"
+            known = ", ".join(list_tables(paper, evaluated=of_paper)["table"]) or "none"
             raise ValueError(f"paper {paper!r} has no claims in {name}; its tables: {known}")
     return pd.DataFrame([_row(r) for r in res], columns=list(COLUMNS))
 
 
-def list_tables(paper: str | None = None) -> pd.DataFrame:
+def _of_paper(evaluated: Sequence[ClaimResult], paper: str) -> list[ClaimResult]:
+    return [r for r in evaluated if r.claim.paper == paper]
+
+
+def list_tables(paper: str | None = None, *,
+                evaluated: Sequence[ClaimResult] | None = None) -> pd.DataFrame:
     """The reproduced tables of ``paper`` (every paper if ``None``), with their references.
+
+    Parameters
+    ----------
+    paper
+        A paper id, one of ``moelaws.papers.ids("claims")``; ``None`` for every paper.
+    evaluated
+        Claims already evaluated (``moelaws.claims.results()``); ``None`` evaluates them now.
 
     Returns
     -------
@@ -178,7 +195,7 @@ def list_tables(paper: str | None = None) -> pd.DataFrame:
     rows = []
     for p in papers:
         groups: dict[str, list[ClaimResult]] = {}
-        for r in results(p):
+        for r in results(p) if evaluated is None else _of_paper(evaluated, p):
             name = table_of(r.claim.ref)
             if name:
                 groups.setdefault(name, []).append(r)
