@@ -15,7 +15,6 @@ that same kernel, so each chapter is executed once, in the reader's environment 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -25,9 +24,9 @@ import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import nbformat
+from book_extensions import load_extension
 
 from moelaws.notebook_export import EXTRA, SETUP_TAG
 
@@ -43,7 +42,6 @@ HEADLESS_DOWNLOADS = [p for p in DOWNLOADS if p not in CHAPTER_DOWNLOADS]
 KERNEL = "moelaws-fresh"
 REQUIREMENT = re.compile(r'package = "moelaws\[notebook\] @ git\+https://github\.com/[^"@]+@[^"]+"')
 CONSTRAINTS = ROOT / "requirements.txt"
-BOOK_EXTENSION = ROOT / "book" / "_ext" / "moelaws_execution.py"
 KERNEL_ENV = {
     # PIP_COMPILE=0 (pip --no-compile; PIP_NO_COMPILE=1 would mean the opposite): pip skips
     # byte-compiling every installed module (torch's thousands); the kernel compiles what it
@@ -158,14 +156,6 @@ def stderr_outputs(notebook: nbformat.NotebookNode) -> list[str]:
             if o.get("output_type") == "stream" and o.get("name") == "stderr"]
 
 
-def _book_extension() -> Any:
-    spec = importlib.util.spec_from_file_location("moelaws_execution", BOOK_EXTENSION)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def run_headless(notebook: nbformat.NotebookNode, folder: Path) -> None:
     """Execute ``notebook`` in the fresh kernel with nbclient, in ``folder``; an error in any
     cell raises (nbclient's CellExecutionError). ``JUPYTER_PATH`` must name the kernel's folder
@@ -174,7 +164,7 @@ def run_headless(notebook: nbformat.NotebookNode, folder: Path) -> None:
     extension, tests/browser/test_book_ext.py)."""
     from nbclient import NotebookClient
 
-    _book_extension().patch_shell_polling()
+    load_extension("moelaws_execution").patch_shell_polling()
     folder.mkdir(parents=True, exist_ok=True)
     NotebookClient(notebook, kernel_name=KERNEL, timeout=900, allow_errors=False,
                    resources={"metadata": {"path": str(folder)}}).execute()

@@ -9,7 +9,6 @@ in the book. These tests change a data file under a cached result and check the 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -20,22 +19,13 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 import yaml
+from book_extensions import load_extension
 from jupyter_cache import get_cache
 from jupyter_cache.base import CacheBundleIn
 
 ROOT = Path(__file__).resolve().parents[1]
 EXT_PATH = ROOT / "book" / "_ext" / "moelaws_exec_cache.py"
-
-
-def _load(path: Path) -> object:
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ext = _load(EXT_PATH)
+ext = load_extension("moelaws_exec_cache")
 
 
 def _cached_notebook(root: Path) -> tuple[Path, Path, object]:
@@ -317,7 +307,7 @@ def test_the_book_configuration_uses_the_read_keyed_cache() -> None:
 
     # The cache's validity has one home: the execution extension's only builder-inited hook
     # takes the build's start time.
-    execution = _load(EXT_PATH.parent / "moelaws_execution.py")
+    execution = load_extension("moelaws_execution")
     hooks: list[tuple[str, str]] = []
 
     class ExecutionApp:

@@ -16,6 +16,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 import pytest
+from book_extensions import load_extension
 
 from moelaws.teaching import find_exercises
 from moelaws.teaching.exercises import is_solution_cell
@@ -146,14 +147,9 @@ def test_command_writes_one_notebook_per_chapter(tmp_path: Path) -> None:
 
 
 def test_exercises_are_renumbered_per_page() -> None:
-    import importlib.util
     from types import SimpleNamespace
 
-    spec = importlib.util.spec_from_file_location(
-        "moelaws_pages", ROOT / "book" / "_ext" / "moelaws_pages.py"
-    )
-    ext = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ext)
+    ext = load_extension("moelaws_pages")
     env = SimpleNamespace(toc_fignumbers={
         "a": {"exercise": {"x1": (1,), "x2": (2,)}, "figure": {"f": (1,)}},
         "b": {"exercise": {"y2": (4,), "y1": (3,)}},

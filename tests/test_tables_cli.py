@@ -8,6 +8,7 @@ import subprocess
 
 import pandas as pd
 import pytest
+from book_extensions import load_extension
 from cli_runner import run_cli
 
 from moelaws import claims, papers
@@ -171,14 +172,7 @@ def test_cli_data_refuses_an_unknown_table() -> None:
 
 
 def test_build_hook_writes_every_download(tmp_path) -> None:
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "book" / "_ext" / "moelaws_pages.py"
-    spec = importlib.util.spec_from_file_location("moelaws_pages", path)
-    assert spec is not None and spec.loader is not None
-    ext = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ext)
+    ext = load_extension("moelaws_pages")
     written = {p.name: p for p in ext.write_downloads(tmp_path)}
     listing = tables.list_tables()
     expected = {"reproduce-all.csv", *(tables.csv_name(p) for p in claims.registered_papers()),

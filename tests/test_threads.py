@@ -3,7 +3,6 @@ each kernel's CPU time next to its wall-clock time."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -11,18 +10,11 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from book_extensions import load_extension
 
 from moelaws import threads
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _extension():
-    spec = importlib.util.spec_from_file_location(
-        "moelaws_execution", ROOT / "book" / "_ext" / "moelaws_execution.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_tests_run_with_one_thread() -> None:
@@ -52,7 +44,7 @@ def test_torch_follows_the_limit() -> None:
 
 
 def test_kernel_cpu_time_is_measured_per_notebook() -> None:
-    ext = _extension()
+    ext = load_extension("moelaws_execution")
     app = SimpleNamespace(env=SimpleNamespace(docname="notebooks/a"))
     ext._cpu_start(app, "notebooks/a", [""])
     subprocess.run([sys.executable, "-c", "sum(range(3 * 10**6))"], check=True)  # a "kernel"

@@ -3,7 +3,6 @@ timing (its cache's validity is tested in tests/test_exec_cache.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -14,12 +13,10 @@ from types import SimpleNamespace
 
 import pytest
 from book_browser import ROOT
+from book_extensions import load_extension
 
 EXT_PATH = ROOT / "book" / "_ext" / "moelaws_execution.py"
-_spec = importlib.util.spec_from_file_location("moelaws_execution", EXT_PATH)
-assert _spec is not None and _spec.loader is not None
-ext = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ext)
+ext = load_extension("moelaws_execution")
 
 
 def test_timing_records_and_report() -> None:
