@@ -5,7 +5,8 @@ skips them; ``make browser`` (part of ``make test``) builds the book, installs C
 is missing and runs them with ``MOELAWS_BROWSER_TESTS=1``, which turns a missing book or
 browser into a failure. Environment variables: ``MOELAWS_BOOK_HTML`` (the built book),
 ``MOELAWS_SCREENSHOTS`` (where page screenshots go), ``MOELAWS_FULL_SCREENSHOTS=1`` (screenshots
-of whole pages, not of the window: ``make screenshots``), ``CHROMIUM`` (the browser binary).
+of whole pages, not of the window: ``make screenshots``), ``CHROMIUM`` (the browser binary:
+Debian's ``chromium-headless-shell`` by default; the full ``/usr/bin/chromium`` works too).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = Path(os.environ.get("MOELAWS_BOOK_HTML", ROOT / "_build" / "html"))
 SCREENSHOTS = Path(os.environ.get("MOELAWS_SCREENSHOTS", ROOT / "_build" / "screenshots"))
-CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium-headless-shell"))
 FULL_SCREENSHOTS = os.environ.get("MOELAWS_FULL_SCREENSHOTS") == "1"
 """Screenshots of whole pages (``make screenshots``), for a person to look through; otherwise of
 the window at the top of the page. No test reads them, and for a whole page Chromium paints all

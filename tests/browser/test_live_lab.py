@@ -101,13 +101,15 @@ def _exercise_controls(page: Any) -> tuple[int, list[str]]:
         for kind, count in (("slider", box["sliders"]), ("select", box["selects"])):
             for index in range(count):
                 before = page.evaluate(SNAPSHOT, box["box"])
-                move_control(page, box["box"], kind, index)
+                shown = move_control(page, box["box"], kind, index)
                 moved += 1
                 try:
                     wait_for(page, f"(i) => ({SNAPSHOT})(i) !== {before!r}", REACT_TIMEOUT_S,
                              box["box"], every_s=0.5)
                 except TimeoutError:
-                    problems.append(f"panel {box['box']}: {kind} {index} changed nothing")
+                    problems.append(f"panel {box['box']}: {kind} {index} changed nothing "
+                                    f"(the control showed {shown[0]!r}, then {shown[1]!r}; "
+                                    f"output {before[:120]!r})")
                 wait_for(page, KERNEL_IDLE, REACT_TIMEOUT_S)
     return moved, problems
 
