@@ -290,14 +290,22 @@ def _builder_inited(app: Any) -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join(python_path)
 
 
-def _source_read(app: Any, docname: str, source: list[str]) -> None:
-    cache_path = _cache_path(app)
-    if cache_path is None:
-        return
-    pending = _pending(cache_path, docname)
+def reads_dir(app: Any, docname: str) -> Path:
+    """An empty folder for the recorder's logs of ``docname``'s kernel (``MOELAWS_READS_DIR``):
+    read back, stored and removed when the document has been read (``doctree-read``)."""
+    pending = _pending(Path(app.env.mystnb_config.execution_cache_path), docname)
     shutil.rmtree(pending, ignore_errors=True)
     pending.mkdir(parents=True)
-    os.environ["MOELAWS_READS_DIR"] = str(pending)
+    return pending
+
+
+def _source_read(app: Any, docname: str, source: list[str]) -> None:
+    if _cache_path(app) is None:
+        return
+    # A notebook moelaws_parallel_exec.py executed before Sphinx read it: its reads are there.
+    if docname in getattr(app, "moelaws_preexecuted", {}):
+        return
+    os.environ["MOELAWS_READS_DIR"] = str(reads_dir(app, docname))
 
 
 def _doctree_read(app: Any, doctree: Any) -> None:

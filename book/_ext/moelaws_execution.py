@@ -118,16 +118,23 @@ def _cpu_start(app: Any, docname: str, source: list[str]) -> None:
 
 
 def _cpu_end(app: Any, doctree: Any) -> None:
-    start = getattr(app, "moelaws_cpu_start", {}).get(app.env.docname)
+    docname = app.env.docname
+    start = getattr(app, "moelaws_cpu_start", {}).get(docname)
     if start is not None:
         app.moelaws_cpu = getattr(app, "moelaws_cpu", {})
-        app.moelaws_cpu[app.env.docname] = round(_children_cpu() - start, 2)
+        # Executed beside the others by moelaws_parallel_exec.py, which measured its kernel.
+        preexecuted = getattr(app, "moelaws_preexecuted", {})
+        app.moelaws_cpu[docname] = (preexecuted[docname] if docname in preexecuted
+                                    else round(_children_cpu() - start, 2))
 
 
-def timing_records(env: Any, start: float, cpu: dict[str, float] | None = None
+def timing_records(env: Any, start: float, cpu: dict[str, float] | None = None,
+                   preexecuted: set[str] | frozenset[str] = frozenset()
                    ) -> list[dict[str, Any]]:
     """Execution data of every notebook in ``env``: how long it ran (wall clock), the CPU time
-    of its kernel (``cpu``, by docname; ``None`` when not measured) and whether it ran now."""
+    of its kernel (``cpu``, by docname; ``None`` when not measured) and whether it ran now
+    (``preexecuted``: executed in this build before Sphinx read it, then taken from the
+    cache)."""
     cpu = cpu or {}
     metadata = getattr(env, "nb_metadata", {}) or {}
     records = []
@@ -144,7 +151,7 @@ def timing_records(env: Any, start: float, cpu: dict[str, float] | None = None
                 "kernel_cpu_s": cpu.get(docname),
                 # jupyter-cache reports method "cache" for hits and misses alike: a notebook
                 # executed in this build has an execution time stamp after the build began.
-                "executed_in_this_build": bool(mtime >= start),
+                "executed_in_this_build": bool(mtime >= start) or docname in preexecuted,
                 "mode": data.get("method"),
                 "succeeded": bool(data.get("succeeded")),
                 "error": data.get("error"),
@@ -165,7 +172,7 @@ def format_report(report: dict[str, Any], durations: dict[str, Any] | None = Non
         ok = "" if rec["succeeded"] else f"  FAILED ({rec['error']})"
         lines.append(f"  {rec['docname']:<40} {runtime:>8} {cpu_text:>8}  {how}{ok}")
     lines.append(
-        f"  {'executed in this build':<40} {report['executed_seconds']:8.1f}"
+        f"  {'executed in this build (sum)':<40} {report['executed_seconds']:8.1f}"
         f"  ({report['executed_count']} of {len(report['notebooks'])} notebooks)"
     )
     lines.append(f"Sphinx build (reading, executing, writing): {report['sphinx_seconds']:.1f} s")
@@ -202,7 +209,8 @@ def _write_timing(app: Any, exception: Exception | None) -> None:
     from sphinx.util import logging
 
     start = getattr(app, "moelaws_build_start", time.time())
-    records = timing_records(app.env, start, getattr(app, "moelaws_cpu", {}))
+    records = timing_records(app.env, start, getattr(app, "moelaws_cpu", {}),
+                             set(getattr(app, "moelaws_preexecuted", {})))
     executed = [r for r in records if r["executed_in_this_build"]]
     report = {
         "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
