@@ -75,7 +75,9 @@ $(DT_BUNDLE): $(VENDOR_STAMP) $(STAMP) requirements.txt
 
 vendor: $(VENDOR_STAMP) $(DT_BUNDLE)
 
-# book/_ext/moelaws_execution.py writes _build/timing.json; its report is printed last. A
+# The chapters to execute run two at a time (book/_ext/moelaws_parallel_exec.py;
+# MOELAWS_EXEC_JOBS). book/_ext/moelaws_execution.py writes _build/timing.json; its report is
+# printed last. A
 # chapter's cached execution is keyed on its code cells and on every repository file it read
 # when it executed; a requirements.txt or Python change empties the cache (both checked by
 # book/_ext/moelaws_exec_cache.py).
