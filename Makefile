@@ -77,10 +77,9 @@ vendor: $(VENDOR_STAMP) $(DT_BUNDLE)
 
 # The chapters to execute run two at a time (book/_ext/moelaws_parallel_exec.py;
 # MOELAWS_EXEC_JOBS). book/_ext/moelaws_execution.py writes _build/timing.json; its report is
-# printed last. A
-# chapter's cached execution is keyed on its code cells and on every repository file it read
-# when it executed; a requirements.txt or Python change empties the cache (both checked by
-# book/_ext/moelaws_exec_cache.py).
+# printed last. A chapter's cached execution is keyed on its code cells and on every
+# repository file it read when it executed; a requirements.txt or Python change empties the
+# cache (both checked by book/_ext/moelaws_exec_cache.py).
 book: venv vendor
 	@if [ -n "$(FRESH)" ]; then echo "Emptying the execution cache"; rm -rf $(EXEC_CACHE); fi
 	@start=$$(date +%s); status=0; \
