@@ -31,6 +31,8 @@ EXEC_CACHE := _build/.jupyter_cache
 # Debian's chromium-headless-shell: Chromium's engine without the browser's user interface, the
 # build Playwright itself runs headless. On the same pages it took about 30 % less CPU time than
 # the full `chromium` (the browser process and its compositor): the browser tests' largest cost.
+# `make test CHROMIUM=/usr/bin/chromium` runs the full browser (`make chromium` installs the
+# Debian package the path names).
 CHROMIUM := /usr/bin/chromium-headless-shell
 # Warnings are errors (-W with --nitpick): a broken cross-reference or an unknown citation key
 # fails the build (tests/browser/test_build_strict.py checks that with these same flags).
@@ -148,10 +150,10 @@ book-check: book
 # browser here).
 chromium:
 	@if [ ! -x $(CHROMIUM) ]; then \
-	  echo "Installing Debian's chromium-headless-shell (needed by the browser tests)"; \
+	  echo "Installing Debian's $(notdir $(CHROMIUM)) (needed by the browser tests)"; \
 	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 	  $$SUDO apt-get update -qq; \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium-headless-shell fonts-dejavu-core; \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(notdir $(CHROMIUM)) fonts-dejavu-core; \
 	fi
 	@$(CHROMIUM) --version 2>/dev/null
 

@@ -300,12 +300,16 @@ def reads_dir(app: Any, docname: str) -> Path:
 
 
 def _source_read(app: Any, docname: str, source: list[str]) -> None:
-    if _cache_path(app) is None:
+    cache_path = _cache_path(app)
+    if cache_path is None:
         return
-    # A notebook moelaws_parallel_exec.py executed before Sphinx read it: its reads are there.
+    # A notebook moelaws_parallel_exec.py executed before Sphinx read it: its reads are there
+    # already, and kept (were it executed again now, the new reads would join them).
     if docname in getattr(app, "moelaws_preexecuted", {}):
-        return
-    os.environ["MOELAWS_READS_DIR"] = str(reads_dir(app, docname))
+        pending = _pending(cache_path, docname)
+    else:
+        pending = reads_dir(app, docname)
+    os.environ["MOELAWS_READS_DIR"] = str(pending)
 
 
 def _doctree_read(app: Any, doctree: Any) -> None:

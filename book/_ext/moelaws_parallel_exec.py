@@ -15,13 +15,17 @@ document's folder of ``moelaws_exec_cache.py`` (``reads_dir``), which keeps them
 CPU time is measured in its worker (the worker's reaped children) and reported by
 ``moelaws_execution.py``'s timing report, where the notebook counts as executed in this build.
 A notebook whose execution failed here is not stored: MyST-NB executes it again when Sphinx
-reads it, and reports the failure as it always does.
+reads it, and reports the failure as it always does (a failing chapter so runs twice). A
+notebook that cannot be read here, or that runs in a temporary folder
+(``execution_in_temp``), is left to MyST-NB. A failed or interrupted build (Ctrl+C, which the
+workers ignore) cancels what has not started and ends the workers.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import signal
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import get_context
@@ -68,6 +72,25 @@ def execute(source: str, cwd: str, timeout: int | None, allow_errors: bool,
             "error": None if result.err is None else type(result.err).__name__}
 
 
+def _ignore_interrupts() -> None:
+    """A worker leaves Ctrl+C to the build, which stops the workers (:func:`_stop`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(app: Any) -> None:
+    """Cancel the executions not started and end the workers (and so their kernels, which
+    exit with the process that started them)."""
+    pool = getattr(app, "moelaws_exec_pool", None)
+    if pool is None:
+        return
+    app.moelaws_exec_pool = None
+    for future, *_ in getattr(app, "moelaws_pending_exec", {}).values():
+        future.cancel()
+    for process in list((pool._processes or {}).values()):
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 def _to_execute(env: Any, docname: str) -> tuple[Any, Any, Any] | None:
     """``(notebook, nb_config, read_fmt)`` when MyST-NB would execute ``docname`` now."""
     from jupyter_cache import get_cache
@@ -78,7 +101,7 @@ def _to_execute(env: Any, docname: str) -> tuple[Any, Any, Any] | None:
     if nb_config is None or nb_config.execution_mode != "cache":
         return None
     path = Path(env.doc2path(docname))
-    content = path.read_text(encoding="utf-8")
+    content = path.read_text(encoding=env.config.source_encoding)
     reader = create_nb_reader(str(path), env.myst_config, nb_config, content)
     if reader is None:
         return None
@@ -93,7 +116,8 @@ def _to_execute(env: Any, docname: str) -> tuple[Any, Any, Any] | None:
         overrides = nb_node_to_dict(notebook.metadata[nb_config.metadata_key])
         overrides.pop("output_folder", None)
         nb_config = nb_config.copy(**overrides)
-    if nb_config.execution_mode != "cache":
+    # A notebook that runs in a temporary folder is left to MyST-NB, which makes the folder.
+    if nb_config.execution_mode != "cache" or nb_config.execution_in_temp:
         return None
     posix = PurePosixPath(path.as_posix())
     if any(posix.match(p) for p in nb_config.execution_excludepatterns or ()):
@@ -113,14 +137,18 @@ def _start(app: Any, env: Any, docnames: list[str]) -> None:
     app.moelaws_pending_exec = {}
     stale = {}
     for docname in sorted(docnames):
-        found = _to_execute(env, docname)
+        try:
+            found = _to_execute(env, docname)
+        except Exception:  # MyST-NB reads it again and reports what is wrong
+            found = None
         if found is not None:
             stale[docname] = found
     workers = min(jobs(), len(stale))
     if workers < 2:
         return
     os.environ.pop("MOELAWS_READS_DIR", None)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
+                               initializer=_ignore_interrupts)
     app.moelaws_exec_pool = pool
     for docname, (notebook, nb_config, read_fmt) in stale.items():
         path = Path(env.doc2path(docname))
@@ -148,6 +176,9 @@ def _store(app: Any, docname: str, future: Future, path: Path, nb_config: Any,
     started = time.monotonic()
     try:
         result = future.result()
+    except (KeyboardInterrupt, SystemExit):
+        _stop(app)
+        raise
     except Exception as exc:  # the worker died: MyST-NB executes the notebook itself
         logger.info(f"[moelaws] {docname}: parallel execution failed ({exc!r}); executing it "
                     "again while reading")
@@ -178,6 +209,9 @@ def _source_read(app: Any, docname: str, source: list[str]) -> None:
 
 
 def _finish(app: Any, exception: Exception | None) -> None:
+    if exception is not None:
+        _stop(app)
+        return
     pool = getattr(app, "moelaws_exec_pool", None)
     if pool is not None:
         pool.shutdown(wait=True, cancel_futures=True)

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -341,11 +342,12 @@ def let_autosave_run(page: Any) -> None:
         time.sleep(0.5)
 
 
-def move_control(page: Any, box: int, kind: str, index: int) -> tuple[str, str]:
+def move_control(page: Any, box: int, kind: str, index: int) -> tuple[str, Callable[[], str]]:
     """Move one control of panel ``box`` (tagged by CONTROLS) by the DOM: a slider's handle one
     step with the keyboard, a drop-down to another option. Returns what the control showed
-    before and after (a slider's readout, a drop-down's option), for the caller's message when
-    its output did not change: a control that did not move is not a chapter's fault."""
+    before (a slider's readout, a drop-down's option) and a function that reads what it shows
+    now, for the caller's message when its output did not change: a control that did not move
+    is not a chapter's fault."""
     panel = page.locator(f'.jp-NotebookPanel:visible [data-moelaws-panel="{box}"]')
     if kind == "slider":
         handle = panel.locator(":scope > .widget-slider .noUi-handle").nth(index)
@@ -362,7 +364,7 @@ def move_control(page: Any, box: int, kind: str, index: int) -> tuple[str, str]:
         now = float(handle.get_attribute("aria-valuenow") or 0)
         top = float(handle.get_attribute("aria-valuemax") or 0)
         handle.press("ArrowLeft" if now >= top else "ArrowRight")
-        return before, shown()
+        return before, shown
     else:
         select = panel.locator(":scope > .widget-dropdown select").nth(index)
         select.scroll_into_view_if_needed()
@@ -371,7 +373,7 @@ def move_control(page: Any, box: int, kind: str, index: int) -> tuple[str, str]:
         options = select.locator("option").all_text_contents()
         current = select.evaluate("s => s.options[s.selectedIndex].text")
         select.select_option(label=options[0] if current == options[-1] else options[-1])
-        return current, select.evaluate("s => s.options[s.selectedIndex].text")
+        return current, lambda: select.evaluate("s => s.options[s.selectedIndex].text")
 
 
 def screenshot(page: Any, name: str) -> None:

@@ -94,12 +94,18 @@ def _output_problems(outputs: dict[str, Any], drawn: dict[str, Any]) -> list[str
     return problems
 
 
-def _exercise_controls(page: Any) -> tuple[int, list[str]]:
-    """Move every slider and drop-down of every interact panel; each must change its output."""
+def _exercise_controls(page: Any, dialogs: list[str]) -> tuple[int, list[str]]:
+    """Move every slider and drop-down of every interact panel; each must change its output.
+
+    A dialog open in front of the notebook (an autosave's "File Changed" question on a loaded
+    machine) takes the keyboard, so a slider's arrow key would not reach the slider: it is
+    dismissed first, as a reader would, and its text added to ``dialogs`` for the caller to
+    judge."""
     moved, problems = 0, []
     for box in page.evaluate(CONTROLS):
         for kind, count in (("slider", box["sliders"]), ("select", box["selects"])):
             for index in range(count):
+                dialogs.extend(page.evaluate(DIALOGS))
                 before = page.evaluate(SNAPSHOT, box["box"])
                 shown = move_control(page, box["box"], kind, index)
                 moved += 1
@@ -107,9 +113,12 @@ def _exercise_controls(page: Any) -> tuple[int, list[str]]:
                     wait_for(page, f"(i) => ({SNAPSHOT})(i) !== {before!r}", REACT_TIMEOUT_S,
                              box["box"], every_s=0.5)
                 except TimeoutError:
+                    was, now = shown
+                    open_dialogs = page.evaluate(DIALOGS)
+                    dialogs.extend(open_dialogs)
                     problems.append(f"panel {box['box']}: {kind} {index} changed nothing "
-                                    f"(the control showed {shown[0]!r}, then {shown[1]!r}; "
-                                    f"output {before[:120]!r})")
+                                    f"(the control showed {was!r}, now {now()!r}; "
+                                    f"output {before[:120]!r}; dialogs open {open_dialogs})")
                 wait_for(page, KERNEL_IDLE, REACT_TIMEOUT_S)
     return moved, problems
 
@@ -138,10 +147,10 @@ def test_chapter_download_runs_live_in_jupyterlab(lab_tab: Any, reader_env: Any,
             first = page.evaluate(SNAPSHOT, 0)
             if "A = 3.10%, G = 12," not in first or "= 7.245" not in first:
                 problems.append(f"chapter 2's panel does not open at the headline: {first!r}")
-        moved, control_problems = _exercise_controls(page)
+        moved, control_problems = _exercise_controls(page, dialogs)
         problems += control_problems
         screenshot(page, chapter)
-        dialogs = press_save(page)
+        dialogs += press_save(page)
         let_autosave_run(page)
     finally:
         problems_dialogs = dialogs + page.evaluate(DIALOGS)
