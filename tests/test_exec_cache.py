@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 import yaml
-from book_extensions import load_extension
+from book_extensions import MYST_NOTEBOOK_HEADER, build_in_process, load_extension
 from jupyter_cache import get_cache
 from jupyter_cache.base import CacheBundleIn
 
@@ -136,15 +136,7 @@ def _tiny_book(src: Path, runs: Path) -> None:
                 log.write("executed\\n")
             return (Path(__file__).parent / "data" / "value.txt").read_text().strip()
         """))
-    (src / "index.md").write_text(textwrap.dedent("""\
-        ---
-        jupytext:
-          text_representation:
-            format_name: myst
-        kernelspec:
-          name: python3
-          display_name: Python 3
-        ---
+    (src / "index.md").write_text(MYST_NOTEBOOK_HEADER + textwrap.dedent("""\
         # Tiny
 
         ```{code-cell} ipython3
@@ -165,20 +157,8 @@ def _tiny_book(src: Path, runs: Path) -> None:
 
 
 def _build(src: Path, capsys: pytest.CaptureFixture[str]) -> str:
-    """Sphinx's command line, run in this process: starting one for each build cost two
-    seconds of imports (Sphinx, MyST-NB) of the test's 13; the kernel is a process either way.
-    What the build changes in this process is put back: the environment the extension sets
-    for the kernel (the recorder on PYTHONPATH) and the conf.py's sys.path."""
-    from sphinx.cmd.build import build_main
-
-    environ, path = dict(os.environ), list(sys.path)
-    try:
-        status = build_main(["-q", "-b", "html", "-E", str(src), str(src / "_build" / "html")])
-    finally:
-        os.environ.clear()
-        os.environ.update(environ)
-        sys.path[:] = path
-    assert status == 0, capsys.readouterr().err[-3000:]
+    """The tiny book built in this process (book_extensions.build_in_process); its page."""
+    assert build_in_process(src) == 0, capsys.readouterr().err[-3000:]
     return (src / "_build" / "html" / "index.html").read_text()
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import textwrap
 import time
 from pathlib import Path
@@ -21,7 +20,7 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
-from book_extensions import load_extension
+from book_extensions import MYST_NOTEBOOK_HEADER, build_in_process, load_extension
 
 ROOT = Path(__file__).resolve().parents[1]
 EXT = ROOT / "book" / "_ext"
@@ -34,15 +33,7 @@ WAIT_S = 120
 
 def _notebook(name: str, other: str, runs: Path, extra: str = "") -> str:
     """A notebook that waits for ``other`` to start, runs ``extra`` (one line), reads its data."""
-    return textwrap.dedent(f"""\
-        ---
-        jupytext:
-          text_representation:
-            format_name: myst
-        kernelspec:
-          name: python3
-          display_name: Python 3
-        ---
+    return MYST_NOTEBOOK_HEADER + textwrap.dedent(f"""\
         # {name}
 
         ```{{code-cell}} ipython3
@@ -83,21 +74,6 @@ def _tiny_book(src: Path, runs: Path, b_extra: str = "") -> None:
         """))
 
 
-def _build(src: Path) -> int:
-    """Sphinx's command line in this process; what the build changes here is put back."""
-    from sphinx.cmd.build import build_main
-
-    environ, path = dict(os.environ), list(sys.path)
-    try:
-        return build_main(["-q", "-b", "html", "-E", str(src), str(src / "_build" / "html")])
-    finally:
-        os.environ.clear()
-        os.environ.update(environ)
-        sys.path[:] = path
-        for name in ("moelaws_execution", "moelaws_exec_cache", "moelaws_parallel_exec"):
-            sys.modules.pop(name, None)
-
-
 @pytest.mark.slow
 def test_notebooks_execute_together_and_the_build_sees_ordinary_executions(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -110,7 +86,7 @@ def test_notebooks_execute_together_and_the_build_sees_ordinary_executions(
     src, runs = tmp_path / "book", tmp_path / "runs.log"
     _tiny_book(src, runs)
     try:
-        status = _build(src)
+        status = build_in_process(src)
     finally:
         monkeypatch.undo()
         time.tzset()
@@ -133,7 +109,7 @@ def test_notebooks_execute_together_and_the_build_sees_ordinary_executions(
 
     for marker in src.glob("*.started"):
         marker.unlink()
-    assert _build(src) == 0, capsys.readouterr().err[-3000:]
+    assert build_in_process(src) == 0, capsys.readouterr().err[-3000:]
     assert len(runs.read_text().splitlines()) == 2, "an unchanged rebuild must be a cache hit"
 
 
@@ -145,7 +121,7 @@ def test_a_failing_notebook_still_fails_the_build(
     monkeypatch.setenv(parallel.JOBS_VARIABLE, "2")
     src, runs = tmp_path / "book", tmp_path / "runs.log"
     _tiny_book(src, runs, b_extra='raise ValueError("b is broken")')
-    assert _build(src) != 0
+    assert build_in_process(src) != 0
     err = capsys.readouterr().err
     assert "b.md: WARNING: Executing notebook failed" in err and "b is broken" in err, err[-3000:]
     assert sorted(runs.read_text().splitlines()) == ["executed a", "executed b", "executed b"]
