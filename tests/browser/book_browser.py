@@ -37,6 +37,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VIEWPORT = {"width": 1280, "height": 900}
+NAVIGATION_TIMEOUT_MS = 120_000
+"""How long a page may take to load and fall quiet (``goto``, ``wait_for_load_state``): a wait
+for readiness, not a check of speed. Playwright's default, 30 s, was once too short for a
+chapter page (07_five_laws, "networkidle") while JupyterLab ran the chapters beside the pages'
+tests on a loaded 2-core machine (fresh clone, 2026-11-27); a page that never loads still fails.
+"""
 _REPOSITORY = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
 REPOSITORY = _REPOSITORY["url"].rstrip("/")
 """The repository URL, written once in ``_config.yml``."""
@@ -109,6 +115,7 @@ def open_tab(browser: Any, base_url: str, viewport: dict[str, int] | None = None
     """
     context = browser.new_context(viewport=viewport or VIEWPORT, service_workers="block",
                                   java_script_enabled=javascript)
+    context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
     page = context.new_page()
     visit = Visit(page, base_url, scripts_off=not javascript)
 
