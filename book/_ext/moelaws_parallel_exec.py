@@ -51,15 +51,10 @@ def execute(source: str, cwd: str, timeout: int | None, allow_errors: bool,
 
     Returns the executed notebook, its execution time (s), the CPU time of its kernel (this
     worker's reaped children) and the error's class name (``None`` when it ran through)."""
-    import resource
-
     import nbformat
     from jupyter_cache.executors.utils import single_nb_execution
+    from moelaws_execution import _children_cpu as children_cpu
     from moelaws_execution import patch_shell_polling
-
-    def children_cpu() -> float:
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return usage.ru_utime + usage.ru_stime
 
     os.environ["MOELAWS_READS_DIR"] = reads_dir
     patch_shell_polling()
