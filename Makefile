@@ -111,8 +111,10 @@ bench: venv
 	  "$$(( $$(date +%s) - start ))" --note "$$(tail -1 _build/bench.txt)"
 
 # The browser tests need a built book and Chromium: `make browser` runs them.
+# BELOW: a command prefix for a stage that yields the CPU to the others (`make test`).
+BELOW ?=
 unit: venv
-	$(BIN)/python -m pytest -q -p no:cacheprovider --ignore=tests/browser tests
+	$(BELOW) $(BIN)/python -m pytest -q -p no:cacheprovider --ignore=tests/browser tests
 
 # A quick check without a book build (not part of `make test`, whose `live` runs the same
 # cells): nbval collects .ipynb only, so convert the MyST sources to fresh notebooks first. The
@@ -164,7 +166,7 @@ chromium:
 pages: $(BOOK_DEP) chromium
 	rm -rf _build/screenshots
 	MOELAWS_BROWSER_TESTS=1 CHROMIUM=$(CHROMIUM) MOELAWS_JB_FLAGS="$(JB_FLAGS)" \
-	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser \
+	  $(BELOW) $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser \
 	  --ignore=tests/browser/test_live_lab.py
 
 browser: pages live
@@ -185,13 +187,18 @@ screenshots: $(BOOK_DEP) chromium
 # tests from the start, beside the book build; the reader's stage (`live`: the chapters in
 # JupyterLab and the student editions, in one fresh environment), the longest, as soon as the
 # book is built; the static pages' browser tests when a core is free. --output-sync prints each
-# stage's output whole, when it ends.
+# stage's output whole, when it ends. The unit tests and the pages' tests run at a lower CPU
+# priority (nice): the book build and then the reader's stage, the longest path, take the CPU
+# when they need it, and the other two fill the time the reader's stage spends waiting on
+# JupyterLab (autosave, charts settling), which it leaves idle when it runs alone.
 TEST_JOBS ?= 2
+BELOW_TEST := nice -n 10
 test: venv vendor chromium
 	@mkdir -p _build && date +%s > _build/.test-started
 	$(MAKE) --no-print-directory lint
 	@echo "make test: unit tests, book build, reader's stage, pages ($(TEST_JOBS) at a time; output when each ends)"
-	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target unit live pages FRESH=1
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target unit live pages FRESH=1 \
+	  BELOW="$(BELOW_TEST)"
 	@$(BIN)/python book/_ext/moelaws_execution.py _build/timing.json --record "make test" \
 	  "$$(( $$(date +%s) - $$(cat _build/.test-started) ))" \
 	  --note "ruff, unit tests, book build, reader's stage and pages; set-up not counted"

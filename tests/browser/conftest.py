@@ -144,15 +144,33 @@ def lab_server(git_status_before: str, fresh_dir: Path, request: pytest.FixtureR
             server.process.kill()
 
 
-@pytest.fixture(scope="session")
-def lab_tab(browser: Any, lab_server: Any) -> Iterator[Any]:
-    """One tab on JupyterLab for the session, its application loaded."""
-    from lab_client import open_lab_tab, wait_for
+def _lab_tab(browser: Any, server: Any, myst: bool) -> Any:
+    """A tab on JupyterLab, its application loaded, with or without ``jupyterlab-myst``."""
+    from lab_client import HAS_MYST, open_lab_tab, use_myst, wait_for
 
+    use_myst(server, myst)
     tab = open_lab_tab(browser)
-    tab.page.goto(lab_server.url("lab"), wait_until="domcontentloaded")
+    tab.page.goto(server.url("lab"), wait_until="domcontentloaded")
     wait_for(tab.page, "() => !!(window.jupyterapp && window.jupyterapp.started)", 180)
     tab.page.evaluate("() => window.jupyterapp.started")
     tab.page.wait_for_selector(".jp-DirListing", timeout=120_000)
+    assert tab.page.evaluate(HAS_MYST) is myst, f"jupyterlab-myst loaded: expected {myst}"
+    return tab
+
+
+@pytest.fixture(scope="session")
+def lab_tab(browser: Any, lab_server: Any) -> Iterator[Any]:
+    """A reader's own JupyterLab, where the downloads run: no ``jupyterlab-myst`` (a fresh
+    Jupyter has none, and its Markdown renderer shows MyST left in a download as raw text). It
+    also spares the browser about 4 CPU-seconds per chapter opened and as much per run."""
+    tab = _lab_tab(browser, lab_server, myst=False)
+    yield tab
+    tab.page.context.close()
+
+
+@pytest.fixture(scope="session")
+def make_lab_tab(browser: Any, lab_server: Any) -> Iterator[Any]:
+    """``make lab``'s and Binder's JupyterLab: with ``jupyterlab-myst``."""
+    tab = _lab_tab(browser, lab_server, myst=True)
     yield tab
     tab.page.context.close()

@@ -10,6 +10,12 @@ temporary folder: autosave every few seconds (the tests let autosave run) and no
 windowing off (every cell's output stays in the page, where the tests count the charts). The
 chapter copies ``make lab`` generates (``make lab-notebooks``) go here into
 ``_build/lab-test``; the ``.md`` default viewer is the one ``make lab-settings`` writes.
+
+Two front ends are served, one per tab (:func:`use_myst` before the tab loads): a reader's own
+JupyterLab, without ``jupyterlab-myst``, where the downloads run (a plain Markdown renderer
+also shows any MyST left in a download as raw text); and ``make lab``'s and Binder's, with
+``jupyterlab-myst`` (``requirements.txt``, ``binder/requirements.txt``), where a chapter's
+``.md`` source and ``make lab``'s copies open.
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ interval and a margin after Ctrl+S so that an autosave runs on the saved noteboo
 RUN_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_RUN_TIMEOUT", "900"))
 REACT_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_REACT_TIMEOUT", "120"))
 LIVE_MIME = "application/vnd.vegalite.v5+json"
+MYST_EXTENSION = "jupyterlab-myst"
+MYST_PLUGIN = "jupyterlab-myst:content-factory"
+"""The plugin that renders a notebook's Markdown cells as MyST when the extension is on."""
 
 
 def free_port() -> int:
@@ -63,6 +72,8 @@ class LabServer:
     port: int
     token: str
     log: Path
+    config: Path
+    """The server's ``JUPYTER_CONFIG_DIR``."""
 
     @property
     def base_url(self) -> str:
@@ -123,7 +134,19 @@ def launch_server(tmp: Path, kernels: Path | None = None) -> LabServer:
          "--allow-root", "--LabApp.expose_app_in_browser=True",
          "--JupyterNotebookApp.expose_app_in_browser=True"],
         cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
-    return LabServer(process, port, token, log)
+    return LabServer(process, port, token, log, tmp / "config")
+
+
+def use_myst(server: LabServer, enabled: bool) -> None:
+    """Whether JupyterLab pages loaded from now on load ``jupyterlab-myst`` (the server reads
+    its page configuration, ``disabledExtensions`` included, on each page request)."""
+    folder = server.config / "labconfig"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {MYST_EXTENSION: not enabled}}))
+
+
+HAS_MYST = f"() => window.jupyterapp.hasPlugin({MYST_PLUGIN!r})"
 
 
 def wait_until_ready(server: LabServer) -> LabServer:

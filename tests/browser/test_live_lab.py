@@ -1,22 +1,26 @@
 """Every chapter live in JupyterLab and Notebook 7, as a reader and ``make lab`` serve it.
 
-One JupyterLab server and one browser tab for the session (conftest.py, lab_client.py). For each
-chapter's download (the book's ``_sources/notebooks/NAME.ipynb``), copied into a folder outside
-the repository and opened on the fresh environment's kernel (tests/fresh_env.py; this run is
+One JupyterLab server for the session (conftest.py, lab_client.py) and two tabs on it: a
+reader's own JupyterLab (no ``jupyterlab-myst``) for the downloads, ``make lab``'s and Binder's
+(with it) for a chapter's ``.md`` and ``make lab``'s copies. For each chapter's download (the
+book's ``_sources/notebooks/NAME.ipynb``), copied into a folder outside the repository and
+opened in the reader's JupyterLab on the fresh environment's kernel (tests/fresh_env.py; this run is
 also the download check of tests/test_downloads.py): run all cells, wait for the kernel, then
 no error and no stderr output, every Altair chart drawn, every ipywidgets control changing its
 panel's output, no raw MyST in the page; save with Ctrl+S and let autosave run; no tracked file
 changed (the download is opened with its saved outputs cleared: Run All replaces them; the
 saved outputs of an executed chapter are drawn, and checked, in Notebook 7). ``make lab``'s
 generated copies (``make lab-notebooks``) have the same code and no raw
-MyST. A chapter's ``.md`` opened as a Jupytext notebook on ``.venv``'s kernel, run and saved,
-stays byte-identical. A chapter in Notebook 7 (``/notebooks/...``) runs and draws its charts.
+MyST. In ``make lab``'s JupyterLab, a chapter's ``.md`` opened as a Jupytext notebook on
+``.venv``'s kernel, run and saved, stays byte-identical; and a chapter of ``make lab``'s copies
+in Notebook 7 (``/notebooks/...``) draws its saved charts, runs and draws them again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import time
 import warnings
@@ -30,6 +34,7 @@ from lab_client import (
     CLOSE,
     CONTROLS,
     DIALOGS,
+    HAS_MYST,
     KERNEL_IDLE,
     LAB_DIR,
     LIVE_MIME,
@@ -46,6 +51,7 @@ from lab_client import (
     press_save,
     screenshot,
     settle_charts,
+    use_myst,
     wait_for,
 )
 
@@ -185,14 +191,17 @@ def test_lab_copies_are_the_downloads(lab_server: Any) -> None:
         assert not raw, f"{download.name}: make lab's copy shows raw MyST {raw}"
 
 
-def test_chapter_source_opened_in_lab_is_saved_byte_identical(lab_tab: Any,
+def test_chapter_source_opened_in_lab_is_saved_byte_identical(make_lab_tab: Any,
                                                              git_status_before: str) -> None:
     """Double-clicking a chapter's .md opens a Jupytext notebook (make lab-settings); running
-    and saving it must not rewrite the source (jupytext.toml, the chapters' normal form)."""
-    page = lab_tab.page
+    and saving it must not rewrite the source (jupytext.toml, the chapters' normal form). Its
+    time stamp is put back afterwards: a source newer than its executed chapter would make the
+    next ``make lab`` build the book again."""
+    page = make_lab_tab.page
     path = ROOT / "notebooks" / f"{MD_CHAPTER}.md"
     original = path.read_bytes()
-    written = path.stat().st_mtime_ns
+    stamp = path.stat()
+    written = stamp.st_mtime_ns
     info = page.evaluate(OPEN, [f"notebooks/{MD_CHAPTER}.md", None])
     try:
         assert info["isNotebook"], f"{MD_CHAPTER}.md did not open as a notebook: {info}"
@@ -205,18 +214,20 @@ def test_chapter_source_opened_in_lab_is_saved_byte_identical(lab_tab: Any,
             warnings.warn(f"{MD_CHAPTER}.md: {dialog}", stacklevel=1)
     finally:
         page.evaluate(CLOSE)
-        now = path.read_bytes()
+        now, saved = path.read_bytes(), path.stat().st_mtime_ns != written
         if now != original:
             path.write_bytes(original)
-    assert path.stat().st_mtime_ns != written, "the source was never saved"
+        os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    assert saved, "the source was never saved"
     assert hashlib.sha256(now).hexdigest() == hashlib.sha256(original).hexdigest(), (
         f"saving {MD_CHAPTER}.md from JupyterLab rewrote it")
     assert git_status() == git_status_before
 
 
-def test_a_chapter_runs_in_notebook_7(lab_tab: Any, lab_server: Any,
+def test_a_chapter_runs_in_notebook_7(make_lab_tab: Any, lab_server: Any,
                                       git_status_before: str) -> None:
-    page = lab_tab.page
+    page = make_lab_tab.page
+    use_myst(lab_server, True)
     page.goto(lab_server.url(f"notebooks/{LAB_DIR}/notebooks/{NB7_CHAPTER}.ipynb"),
               wait_until="domcontentloaded")
     try:
@@ -227,6 +238,7 @@ def test_a_chapter_runs_in_notebook_7(lab_tab: Any, lab_server: Any,
           return !!(w.sessionContext.session && w.sessionContext.session.kernel);
         }""", 180)
         assert "/notebooks/" in page.url
+        assert page.evaluate(HAS_MYST), "Notebook 7 opened without jupyterlab-myst"
         # The executed chapter as opened, before any run: its saved charts are drawn.
         saved = page.evaluate(OUTPUTS, LIVE_MIME)
         on_open = settle_charts(page)
