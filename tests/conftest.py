@@ -86,9 +86,10 @@ def reader_env(fresh_env: Any) -> Iterator[Any]:
     downloads that are not chapters running headless beside the rest of the session
     (tests/test_downloads.py checks them; tests/browser/test_live_lab.py runs the chapters in
     JupyterLab meanwhile)."""
-    from fresh_env import start_reader_env
+    from fresh_env import run_below, start_reader_env
 
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="headless") as pool:
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="headless",
+                            initializer=run_below) as pool:
         reader = start_reader_env(fresh_env, pool)
         try:
             yield reader

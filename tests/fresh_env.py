@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,6 +193,20 @@ def run_download_headless(download: Path, fresh: FreshEnv) -> list[str]:
     notebook = nbformat.read(copy, as_version=4)
     run_headless(notebook, copy.parent)
     return stderr_outputs(notebook)
+
+
+HEADLESS_NICENESS = 10
+"""How much lower the headless downloads' CPU priority is than the session's: the chapters
+running in JupyterLab one after another are the stage's longest path and take the CPU first;
+the headless runs fill the time JupyterLab waits (autosave, charts settling)."""
+
+
+def run_below() -> None:
+    """Lower the calling thread's CPU priority by :data:`HEADLESS_NICENESS`, and so that of the
+    kernels it starts (Linux keeps a priority per thread, and a child process starts with its
+    parent thread's): the initializer of the headless downloads' worker thread."""
+    tid = threading.get_native_id()
+    os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + HEADLESS_NICENESS)
 
 
 def start_reader_env(fresh: FreshEnv, pool: ThreadPoolExecutor) -> ReaderEnv:

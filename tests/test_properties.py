@@ -113,8 +113,10 @@ def test_the_laws_are_found() -> None:
     assert {p.removeprefix("moelaws.") for p in PACKAGES} <= packages
 
 
+# deadline=None here and below: Hypothesis's deadline (200 ms unless set) is a wall-clock limit,
+# which a loaded machine, or `make test`'s lower priority for this stage, can exceed.
 @pytest.mark.parametrize(("name", "fn", "base", "numeric"), LAWS, ids=[n for n, *_ in LAWS])
-@settings(max_examples=12, deadline=2000, derandomize=True,
+@settings(max_examples=12, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_law_returns_finite_or_raises_value_error(name, fn, base, numeric, data) -> None:
@@ -153,7 +155,7 @@ NUMBER_TEXT = st.one_of(
 )
 
 
-@settings(max_examples=40, deadline=10000, derandomize=True,
+@settings(max_examples=40, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(compute=NUMBER_TEXT, total=st.one_of(st.none(), NUMBER_TEXT),
        active=st.one_of(st.none(), NUMBER_TEXT))
@@ -175,7 +177,7 @@ def test_cli_design_is_finite_or_a_clean_error(compute, total, active) -> None:
         assert not out
 
 
-@settings(max_examples=25, deadline=5000, derandomize=True)
+@settings(max_examples=25, deadline=None, derandomize=True)
 @given(field=st.sampled_from(["n_layers", "d_model", "n_heads", "n_experts", "top_k",
                               "d_expert", "vocab_size"]),
        value=st.one_of(st.integers(min_value=-5, max_value=10**13), st.floats(allow_nan=True),

@@ -42,7 +42,9 @@ NAVIGATION_TIMEOUT_MS = 120_000
 for readiness, not a check of speed. Playwright's default, 30 s, was once too short for a
 chapter page (07_five_laws, "networkidle") while JupyterLab ran the chapters beside the pages'
 tests on a loaded 2-core machine (fresh clone, 2026-11-27); a page that never loads still fails.
-"""
+The same limit is every other wait's default (an element to appear, a script's condition) and
+the pages' settling time: ``make test`` runs these tests at a lower CPU priority than the
+reader's stage."""
 _REPOSITORY = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
 REPOSITORY = _REPOSITORY["url"].rstrip("/")
 """The repository URL, written once in ``_config.yml``."""
@@ -116,6 +118,7 @@ def open_tab(browser: Any, base_url: str, viewport: dict[str, int] | None = None
     context = browser.new_context(viewport=viewport or VIEWPORT, service_workers="block",
                                   java_script_enabled=javascript)
     context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
+    context.set_default_timeout(NAVIGATION_TIMEOUT_MS)
     page = context.new_page()
     visit = Visit(page, base_url, scripts_off=not javascript)
 
@@ -153,7 +156,7 @@ def open_tab(browser: Any, base_url: str, viewport: dict[str, int] | None = None
 
 VIEWPORTS = {"desktop": VIEWPORT, "phone": {"width": 390, "height": 844}}
 """The reader's window sizes: a laptop and a phone."""
-SETTLE_MS = 30_000
+SETTLE_MS = NAVIGATION_TIMEOUT_MS
 
 WAIT_FOR_MATHJAX = """async () => {
   if (!document.querySelector('script[src*="mathjax"]')) { return "no MathJax on this page"; }

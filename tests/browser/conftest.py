@@ -160,9 +160,10 @@ def _lab_tab(browser: Any, server: Any, myst: bool) -> Any:
 
 @pytest.fixture(scope="session")
 def lab_tab(browser: Any, lab_server: Any) -> Iterator[Any]:
-    """A reader's own JupyterLab, where the downloads run: no ``jupyterlab-myst`` (a fresh
-    Jupyter has none, and its Markdown renderer shows MyST left in a download as raw text). It
-    also spares the browser about 4 CPU-seconds per chapter opened and as much per run."""
+    """A reader's own JupyterLab, where the downloads run: without this project's ``live``
+    extra, so without ``jupyterlab-myst`` (whose renderer would draw a directive left in a
+    download, where JupyterLab's shows it raw). It also costs the browser less: opening and
+    running chapters 3 and 4 took it 2 to 5 CPU-seconds less each (one measurement)."""
     tab = _lab_tab(browser, lab_server, myst=False)
     yield tab
     tab.page.context.close()

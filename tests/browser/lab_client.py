@@ -12,10 +12,11 @@ chapter copies ``make lab`` generates (``make lab-notebooks``) go here into
 ``_build/lab-test``; the ``.md`` default viewer is the one ``make lab-settings`` writes.
 
 Two front ends are served, one per tab (:func:`use_myst` before the tab loads): a reader's own
-JupyterLab, without ``jupyterlab-myst``, where the downloads run (a plain Markdown renderer
-also shows any MyST left in a download as raw text); and ``make lab``'s and Binder's, with
+JupyterLab without this project's ``live`` extra, so without ``jupyterlab-myst``, where the
+downloads run (its plain Markdown renderer shows any MyST left in a download as raw text,
+where jupyterlab-myst would render a directive); and ``make lab``'s and Binder's, with
 ``jupyterlab-myst`` (``requirements.txt``, ``binder/requirements.txt``), where a chapter's
-``.md`` source and ``make lab``'s copies open.
+``.md`` source runs and a chapter of ``make lab``'s copies opens in Notebook 7.
 """
 
 from __future__ import annotations
@@ -86,8 +87,11 @@ class LabServer:
 
 def prepare_copies() -> None:
     """``make lab-notebooks lab-settings`` into LAB_DIR: the generated chapters, the settings."""
+    # Not `make test`'s flags and variables (FRESH=1 would empty the execution cache if a
+    # chapter had to be executed again; -j's jobserver is not passed on).
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     subprocess.run(["make", "--no-print-directory", "-s", "lab-notebooks", "lab-settings",
-                    f"LAB_DIR={LAB_DIR}"], cwd=ROOT, check=True)
+                    f"LAB_DIR={LAB_DIR}"], cwd=ROOT, check=True, env=env)
 
 
 def link_readers(folder: Path) -> None:

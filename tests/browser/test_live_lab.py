@@ -1,8 +1,9 @@
 """Every chapter live in JupyterLab and Notebook 7, as a reader and ``make lab`` serve it.
 
-One JupyterLab server for the session (conftest.py, lab_client.py) and two tabs on it: a
-reader's own JupyterLab (no ``jupyterlab-myst``) for the downloads, ``make lab``'s and Binder's
-(with it) for a chapter's ``.md`` and ``make lab``'s copies. For each chapter's download (the
+One JupyterLab server for the session (conftest.py, lab_client.py), seen as two front ends: a
+reader's own JupyterLab without this project's ``live`` extra (no ``jupyterlab-myst``) for the
+downloads, and ``make lab``'s and Binder's (with it) for a chapter's ``.md`` and for a chapter of
+``make lab``'s copies in Notebook 7. For each chapter's download (the
 book's ``_sources/notebooks/NAME.ipynb``), copied into a folder outside the repository and
 opened in the reader's JupyterLab on the fresh environment's kernel (tests/fresh_env.py; this run is
 also the download check of tests/test_downloads.py): run all cells, wait for the kernel, then
@@ -12,7 +13,8 @@ changed (the download is opened with its saved outputs cleared: Run All replaces
 saved outputs of an executed chapter are drawn, and checked, in Notebook 7). ``make lab``'s
 generated copies (``make lab-notebooks``) have the same code and no raw
 MyST. In ``make lab``'s JupyterLab, a chapter's ``.md`` opened as a Jupytext notebook on
-``.venv``'s kernel, run and saved, stays byte-identical; and a chapter of ``make lab``'s copies
+``.venv``'s kernel runs with the same checks (but raw MyST) and, saved, stays byte-identical;
+and a chapter of ``make lab``'s copies
 in Notebook 7 (``/notebooks/...``) draws its saved charts, runs and draws them again.
 """
 
@@ -48,6 +50,7 @@ from lab_client import (
     git_status,
     let_autosave_run,
     move_control,
+    open_lab_tab,
     press_save,
     screenshot,
     settle_charts,
@@ -58,7 +61,8 @@ from lab_client import (
 EXECUTED = ROOT / "_build" / "jupyter_execute" / "notebooks"
 CHAPTERS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.md"))
 MD_CHAPTER = "06_allocation"
-"""The chapter opened from its ``.md`` source (a quick one: the check is about saving)."""
+"""The chapter opened from its ``.md`` source in ``make lab``'s JupyterLab (a quick one, with
+charts, a chart inside a widget and controls)."""
 NB7_CHAPTER = "00_anatomy"
 RAW_MYST = ("{glue", ":::{", "```{")
 
@@ -193,41 +197,58 @@ def test_lab_copies_are_the_downloads(lab_server: Any) -> None:
 
 def test_chapter_source_opened_in_lab_is_saved_byte_identical(make_lab_tab: Any,
                                                              git_status_before: str) -> None:
-    """Double-clicking a chapter's .md opens a Jupytext notebook (make lab-settings); running
-    and saving it must not rewrite the source (jupytext.toml, the chapters' normal form). Its
-    time stamp is put back afterwards: a source newer than its executed chapter would make the
-    next ``make lab`` build the book again."""
+    """Double-clicking a chapter's .md opens a Jupytext notebook (make lab-settings, Binder's
+    postBuild): in ``make lab``'s JupyterLab, with jupyterlab-myst, it runs with the checks of
+    the downloads above (but raw MyST: this is the MyST source) and every control changes its
+    panel; saving it must not rewrite the source (jupytext.toml, the chapters' normal form).
+    Its time stamp is put back afterwards: a source newer than its executed chapter would make
+    the next ``make lab`` build the book again."""
     page = make_lab_tab.page
     path = ROOT / "notebooks" / f"{MD_CHAPTER}.md"
     original = path.read_bytes()
     stamp = path.stat()
     written = stamp.st_mtime_ns
+    dialogs: list[str] = []
     info = page.evaluate(OPEN, [f"notebooks/{MD_CHAPTER}.md", None])
     try:
         assert info["isNotebook"], f"{MD_CHAPTER}.md did not open as a notebook: {info}"
         outputs = _run_all(page)
-        assert not outputs["errors"], outputs["errors"]
-        dialogs = press_save(page)
+        drawn = settle_charts(page)
+        problems = [p for p in _output_problems(outputs, drawn) if not p.startswith("raw MyST")]
+        page.evaluate(CONTROLS)
+        moved, control_problems = _exercise_controls(page, dialogs)
+        problems += control_problems
+        dialogs += press_save(page)
         let_autosave_run(page)
-        assert not [d for d in dialogs if not d.startswith("File Changed")], dialogs
-        for dialog in dialogs:
-            warnings.warn(f"{MD_CHAPTER}.md: {dialog}", stacklevel=1)
     finally:
+        dialogs += page.evaluate(DIALOGS)
         page.evaluate(CLOSE)
         now, saved = path.read_bytes(), path.stat().st_mtime_ns != written
         if now != original:
             path.write_bytes(original)
         os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    for dialog in dialogs:
+        if dialog.startswith("File Changed"):
+            warnings.warn(f"{MD_CHAPTER}.md: {dialog}", stacklevel=1)
+        else:
+            problems.append(f"dialog: {dialog}")
+    print(f"{MD_CHAPTER}.md: ran in {outputs['seconds']} s, {outputs['charts']} charts, "
+          f"{drawn['widget']} in widgets, {moved} controls moved")
+    assert moved > 0, f"{MD_CHAPTER}.md: no control to move"
+    assert not problems, f"{MD_CHAPTER}.md in make lab's JupyterLab:\n" + "\n".join(problems)
     assert saved, "the source was never saved"
     assert hashlib.sha256(now).hexdigest() == hashlib.sha256(original).hexdigest(), (
         f"saving {MD_CHAPTER}.md from JupyterLab rewrote it")
     assert git_status() == git_status_before
 
 
-def test_a_chapter_runs_in_notebook_7(make_lab_tab: Any, lab_server: Any,
+def test_a_chapter_runs_in_notebook_7(browser: Any, lab_server: Any,
                                       git_status_before: str) -> None:
-    page = make_lab_tab.page
+    """A chapter of ``make lab``'s copies in Notebook 7, with jupyterlab-myst, in a tab of its
+    own."""
     use_myst(lab_server, True)
+    tab = open_lab_tab(browser)
+    page = tab.page
     page.goto(lab_server.url(f"notebooks/{LAB_DIR}/notebooks/{NB7_CHAPTER}.ipynb"),
               wait_until="domcontentloaded")
     try:
@@ -248,6 +269,7 @@ def test_a_chapter_runs_in_notebook_7(make_lab_tab: Any, lab_server: Any,
         screenshot(page, f"nb7-{NB7_CHAPTER}")
     finally:
         page.evaluate(CLOSE)
+        page.context.close()
     print(f"Notebook 7, {NB7_CHAPTER}: {saved['charts']} saved charts drawn on opening; ran in "
           f"{outputs['seconds']} s, {outputs['charts']} charts")
     assert saved["charts"] > 0 and on_open["top"] == on_open["topDrawn"] == saved["charts"], (

@@ -22,6 +22,7 @@ import pytest
 from book_browser import (
     BOOK,
     BRANCH,
+    NAVIGATION_TIMEOUT_MS,
     REPOSITORY,
     ROOT,
     SCREENSHOTS,
@@ -45,7 +46,7 @@ def is_commit(revision: str) -> bool:
     ).returncode == 0
 
 PAGES = built_pages()
-TIMEOUT_MS = 30_000
+TIMEOUT_MS = NAVIGATION_TIMEOUT_MS
 CDN_HOSTS = re.compile(
     r"unpkg\.com|jsdelivr\.net|cdnjs\.|cdn\.plot\.ly|googleapis\.com|gstatic\.com|"
     r"thebe|binder\.js|requirejs\.org|mathjax\.org",

@@ -13,13 +13,13 @@ import re
 import urllib.parse
 
 import pytest
-from book_browser import BOOK, BookPages, built_pages
+from book_browser import BOOK, NAVIGATION_TIMEOUT_MS, BookPages, built_pages
 
 from moelaws import papers as registry
 
 PAGES = built_pages()
 CHAPTERS = [p for p in PAGES if p.startswith("notebooks/")]
-TIMEOUT_MS = 30_000
+TIMEOUT_MS = NAVIGATION_TIMEOUT_MS
 
 
 def _exercise_count(path: str) -> int:
