@@ -38,7 +38,7 @@ CHROMIUM := /usr/bin/chromium-headless-shell
 # fails the build (tests/browser/test_build_strict.py checks that with these same flags).
 JB_FLAGS := --warningiserror --nitpick --keep-going
 
-.PHONY: help venv vendor book bench test lint unit nbval downloads live reader-env book-check chromium browser pages \
+.PHONY: help venv vendor book bench test lint unit nbval downloads live book-check chromium browser pages \
 	screenshots publish publish-guard clean lab lab-notebooks lab-settings
 
 help:
@@ -134,19 +134,11 @@ nbval: venv
 # (tests/browser/test_live_lab.py: errors, stderr, charts, widgets, saving), while every student
 # edition runs headless beside it (tests/test_downloads.py); plus a chapter's .md saved from
 # JupyterLab and chapter 0 in Notebook 7. Each chapter is executed once here.
-# The fresh environment is made, and the set-up cell run in it, by `reader-env`, which needs no
-# book: `make test` runs it beside the book build. It lives outside the repository (a download
-# runs with no repository beside it) and is removed when `live` ends.
-READER_ENV := $(shell mktemp -u -d "$${TMPDIR:-/tmp}/moelaws-reader.XXXXXX")
-reader-env: venv
-	rm -rf $(READER_ENV)
-	$(BELOW_READER_ENV) $(BIN)/python tests/fresh_env.py $(READER_ENV)
-
-live: $(BOOK_DEP) reader-env chromium
-	@status=0; MOELAWS_DOWNLOAD_TESTS=1 MOELAWS_BROWSER_TESTS=1 CHROMIUM=$(CHROMIUM) \
-	  MOELAWS_READER_ENV=$(READER_ENV) OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+live: $(BOOK_DEP) chromium
+	MOELAWS_DOWNLOAD_TESTS=1 MOELAWS_BROWSER_TESTS=1 CHROMIUM=$(CHROMIUM) \
+	  OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
 	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser/test_live_lab.py \
-	  tests/test_downloads.py || status=$$?; rm -rf $(READER_ENV); exit $$status
+	  tests/test_downloads.py
 
 downloads: live
 
@@ -190,23 +182,23 @@ screenshots: $(BOOK_DEP) chromium
 	  tests/browser/test_tables.py::test_reproducibility_page_fits_a_phone
 	@echo "Screenshots in $(CURDIR)/_build/screenshots/"
 
-# The test command's book build executes every chapter from scratch (FRESH=1). Its stages start
-# as soon as what they need is there: the unit tests, the book build and the reader's fresh
-# environment (`reader-env`) at once; the reader's stage (`live`: the chapters in JupyterLab and
-# the student editions, in that environment), the longest, and the static pages' browser tests
-# when the book is built. --output-sync prints each stage's output whole, when it ends. On a
-# 2-core machine the CPU goes first to the longest path, by priority (nice): the book build and
-# then the reader's stage at the normal one, the fresh environment a little lower (it is ready
-# before the book), the unit and pages' tests lower still, filling the time the reader's stage
-# spends waiting on JupyterLab (autosave, charts settling), which it leaves idle when alone.
-TEST_JOBS ?= 3
+# The test command's book build executes every chapter from scratch (FRESH=1). Its stages run
+# two at a time, one per core of a 2-core machine, as soon as what they need is there: the unit
+# tests from the start, beside the book build; the reader's stage (`live`: the chapters in
+# JupyterLab and the student editions, in one fresh environment), the longest, as soon as the
+# book is built; the static pages' browser tests when a core is free. --output-sync prints each
+# stage's output whole, when it ends. The unit tests and the pages' tests run at a lower CPU
+# priority (nice): the book build and then the reader's stage, the longest path, take the CPU
+# when they need it, and the other two fill the time the reader's stage spends waiting on
+# JupyterLab (autosave, charts settling), which it leaves idle when it runs alone.
+TEST_JOBS ?= 2
 BELOW_TEST := nice -n 10
 test: venv vendor chromium
 	@mkdir -p _build && date +%s > _build/.test-started
 	$(MAKE) --no-print-directory lint
 	@echo "make test: unit tests, book build, reader's stage, pages ($(TEST_JOBS) at a time; output when each ends)"
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target unit live pages FRESH=1 \
-	  BELOW="$(BELOW_TEST)" BELOW_READER_ENV="nice -n 5"
+	  BELOW="$(BELOW_TEST)"
 	@$(BIN)/python book/_ext/moelaws_execution.py _build/timing.json --record "make test" \
 	  "$$(( $$(date +%s) - $$(cat _build/.test-started) ))" \
 	  --note "ruff, unit tests, book build, reader's stage and pages; set-up not counted"

@@ -60,28 +60,19 @@ def paper_text():
     return find
 
 
-READER_ENV = os.environ.get("MOELAWS_READER_ENV")
-"""A fresh environment made before the session (``make reader-env``: tests/fresh_env.py)."""
-
-
 @pytest.fixture(scope="session")
 def fresh_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the fresh environment is (known before it is made: JupyterLab starts first):
-    ``MOELAWS_READER_ENV``'s, else a new folder."""
-    return Path(READER_ENV) if READER_ENV else tmp_path_factory.mktemp("fresh")
+    """Where the fresh environment will be (known before it is made: JupyterLab starts first)."""
+    return tmp_path_factory.mktemp("fresh")
 
 
 @pytest.fixture(scope="session")
 def fresh_env(fresh_dir: Path) -> Iterator[Any]:
-    """The reader's fresh environment (tests/fresh_env.py), the one prepared before the session
-    or made now; its kernel ``moelaws-fresh`` is on ``JUPYTER_PATH`` for this process and what
-    it starts."""
-    from fresh_env import make_fresh_env, prepared_env
+    """The reader's fresh environment (tests/fresh_env.py), made once per session; its kernel
+    ``moelaws-fresh`` is on ``JUPYTER_PATH`` for this process and what it starts."""
+    from fresh_env import make_fresh_env
 
-    fresh = prepared_env(fresh_dir) if READER_ENV else None
-    if READER_ENV and fresh is None:
-        pytest.fail(f"MOELAWS_READER_ENV={READER_ENV} was not prepared (make reader-env)")
-    fresh = fresh or make_fresh_env(fresh_dir)
+    fresh = make_fresh_env(fresh_dir)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("JUPYTER_PATH", os.pathsep.join(
             [str(fresh.jupyter_path), *filter(None, os.environ.get("JUPYTER_PATH", "").split(

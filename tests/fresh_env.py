@@ -180,8 +180,6 @@ class ReaderEnv:
     fresh: FreshEnv
     importable_before: bool
     importable_after: bool
-    setup_source: str
-    """The set-up cell that ran, pointed at the package copy."""
     headless: dict[Path, Future] = field(default_factory=dict)
 
     def headless_result(self, download: Path) -> list[str]:
@@ -211,69 +209,16 @@ def run_below() -> None:
     os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + HEADLESS_NICENESS)
 
 
-PREPARED = "prepared.json"
-"""What :func:`prepare` found, in the folder it prepared."""
-
-
-def the_setup_cell(package: Path) -> nbformat.NotebookNode:
-    """The downloads' set-up cell as :mod:`moelaws.notebook_export` writes it, pointed at
-    ``package``: known before the book is built (its requirement, the only part that names the
-    repository and the commit, is what :func:`pointed_at` replaces)."""
-    from moelaws import notebook_export
-
-    cell = notebook_export.setup_cell(notebook_export.install_requirement(
-        "https://github.com/owner/repository", "0" * 40))
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.from_dict(cell)])
-    return pointed_at(notebook, package).cells[0]
-
-
-def _run_setup_cell(fresh: FreshEnv, cell: nbformat.NotebookNode) -> tuple[bool, bool]:
-    before = fresh.importable()
-    run_headless(nbformat.v4.new_notebook(cells=[cell]), fresh.where / "setup")
-    return before, fresh.importable()
-
-
-def prepare(where: Path) -> None:
-    """Make the fresh environment in ``where`` (outside the repository) and run the set-up cell
-    in its kernel, before the book is built (``make reader-env``, beside the book build in
-    ``make test``); the session then takes it (``MOELAWS_READER_ENV``) and checks that every
-    download's set-up cell is the one that ran (tests/test_downloads.py)."""
-    fresh = make_fresh_env(where)
-    os.environ["JUPYTER_PATH"] = os.pathsep.join(
-        [str(fresh.jupyter_path), *filter(None, os.environ.get("JUPYTER_PATH", "").split(
-            os.pathsep))])
-    cell = the_setup_cell(fresh.package)
-    before, after = _run_setup_cell(fresh, cell)
-    (where / PREPARED).write_text(json.dumps(
-        {"importable_before": before, "importable_after": after, "setup_source": cell.source}))
-
-
-def prepared_env(where: Path) -> FreshEnv | None:
-    """The environment :func:`prepare` made in ``where``, if it did."""
-    if not (where / PREPARED).is_file():
-        return None
-    return FreshEnv(where, where / "venv" / "bin" / "python", where / "package")
-
-
 def start_reader_env(fresh: FreshEnv, pool: ThreadPoolExecutor) -> ReaderEnv:
-    """The set-up cell's run in the fresh kernel (it installs moelaws): :func:`prepare`'s if it
-    ran, else the first download's set-up cell run now, alone; then queue every headless
-    download on ``pool``."""
+    """Run the first download's set-up cell alone in the fresh kernel (it installs moelaws),
+    then queue every headless download on ``pool``."""
     assert CHAPTER_DOWNLOADS, f"no notebooks under {SOURCES}: build the book first (make book)"
-    done = fresh.where / PREPARED
-    if done.is_file():
-        found = json.loads(done.read_text())
-        reader = ReaderEnv(fresh, found["importable_before"], found["importable_after"],
-                           found["setup_source"])
-    else:
-        first = nbformat.read(CHAPTER_DOWNLOADS[0], as_version=4)
-        setup = pointed_at(first, fresh.package).cells[0]
-        reader = ReaderEnv(fresh, *_run_setup_cell(fresh, setup), setup.source)
+    before = fresh.importable()
+    first = nbformat.read(CHAPTER_DOWNLOADS[0], as_version=4)
+    setup = pointed_at(first, fresh.package).cells[0]
+    run_headless(nbformat.v4.new_notebook(cells=[setup]), fresh.where / "setup")
+    reader = ReaderEnv(fresh, before, fresh.importable())
     if reader.importable_after:
         for download in HEADLESS_DOWNLOADS:
             reader.headless[download] = pool.submit(run_download_headless, download, fresh)
     return reader
-
-
-if __name__ == "__main__":
-    prepare(Path(sys.argv[1]))
