@@ -43,8 +43,7 @@ for readiness, not a check of speed. Playwright's default, 30 s, was once too sh
 chapter page (07_five_laws, "networkidle") while JupyterLab ran the chapters beside the pages'
 tests on a loaded 2-core machine (fresh clone, 2026-11-27); a page that never loads still fails.
 The same limit is every other wait's default (an element to appear, a script's condition) and
-the pages' settling time: ``make test`` runs these tests at a lower CPU priority than the
-reader's stage."""
+the pages' settling time."""
 _REPOSITORY = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
 REPOSITORY = _REPOSITORY["url"].rstrip("/")
 """The repository URL, written once in ``_config.yml``."""
