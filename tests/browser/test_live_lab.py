@@ -133,6 +133,19 @@ def _exercise_controls(page: Any, dialogs: list[str]) -> tuple[int, list[str]]:
     return moved, problems
 
 
+def _judge_dialogs(name: str, dialogs: list[str]) -> list[str]:
+    """JupyterLab's "File Changed ... overwrite?" when two saves overlap on a loaded machine
+    (lab_client.launch_server's margin makes it rare) is reported, not failed; any other dialog
+    is a problem, returned."""
+    problems = []
+    for dialog in dialogs:
+        if dialog.startswith("File Changed"):
+            warnings.warn(f"{name}: {dialog}", stacklevel=2)
+        else:
+            problems.append(f"dialog: {dialog}")
+    return problems
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_download_runs_live_in_jupyterlab(lab_tab: Any, reader_env: Any,
                                                   git_status_before: str, chapter: str) -> None:
@@ -165,14 +178,7 @@ def test_chapter_download_runs_live_in_jupyterlab(lab_tab: Any, reader_env: Any,
     finally:
         problems_dialogs = dialogs + page.evaluate(DIALOGS)
         page.evaluate(CLOSE)
-    # JupyterLab's "File Changed ... overwrite?" when two saves overlap on a loaded machine
-    # (lab_client.launch_server's margin makes it rare): reported, not failed; any other dialog
-    # fails.
-    for dialog in problems_dialogs:
-        if dialog.startswith("File Changed"):
-            warnings.warn(f"{chapter}: {dialog}", stacklevel=1)
-        else:
-            problems.append(f"dialog: {dialog}")
+    problems += _judge_dialogs(chapter, problems_dialogs)
     print(f"{chapter}: ran in {outputs['seconds']} s, {outputs['charts']} charts, "
           f"{drawn['widget']} in widgets, {moved} controls moved")
     assert path.stat().st_mtime_ns != written, "the notebook was never saved"
@@ -227,11 +233,7 @@ def test_chapter_source_opened_in_lab_is_saved_byte_identical(make_lab_tab: Any,
         if now != original:
             path.write_bytes(original)
         os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
-    for dialog in dialogs:
-        if dialog.startswith("File Changed"):
-            warnings.warn(f"{MD_CHAPTER}.md: {dialog}", stacklevel=1)
-        else:
-            problems.append(f"dialog: {dialog}")
+    problems += _judge_dialogs(f"{MD_CHAPTER}.md", dialogs)
     print(f"{MD_CHAPTER}.md: ran in {outputs['seconds']} s, {outputs['charts']} charts, "
           f"{drawn['widget']} in widgets, {moved} controls moved")
     assert moved > 0, f"{MD_CHAPTER}.md: no control to move"
