@@ -192,13 +192,12 @@ screenshots: $(BOOK_DEP) chromium
 # normal one: at nice 10 beside the reader's stage they were starved (a fresh clone at e47b89f:
 # the stage took 407 s and a chapter page did not fall quiet in 120 s).
 TEST_JOBS ?= 2
-BELOW_TEST := nice -n 10
 test: venv vendor chromium
 	@mkdir -p _build && date +%s > _build/.test-started
 	$(MAKE) --no-print-directory lint
 	@echo "make test: unit tests, book build, reader's stage, pages ($(TEST_JOBS) at a time; output when each ends)"
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target unit live pages FRESH=1 \
-	  BELOW="$(BELOW_TEST)"
+	  BELOW="nice -n 10"
 	@$(BIN)/python book/_ext/moelaws_execution.py _build/timing.json --record "make test" \
 	  "$$(( $$(date +%s) - $$(cat _build/.test-started) ))" \
 	  --note "ruff, unit tests, book build, reader's stage and pages; set-up not counted"
