@@ -244,8 +244,16 @@ def load_page(browser: Any, base_url: str, path: str, size: str) -> LoadedPage:
     loaded = LoadedPage(page, base_url, visit.console_errors, visit.failed_requests,
                         visit.blocked_requests, path=path, size=size)
     assert loaded.problems() == visit.problems()  # the same lists, filled by open_tab's hooks
+    in_flight: set[str] = set()
+    page.on("request", lambda r: in_flight.add(r.url))
+    for done in ("requestfinished", "requestfailed"):
+        page.on(done, lambda r: in_flight.discard(r.url))
     page.goto(loaded.url(path), wait_until="load")
-    page.wait_for_load_state("networkidle")
+    try:
+        page.wait_for_load_state("networkidle")
+    except Exception as exc:  # Playwright's TimeoutError: say which requests never ended
+        raise AssertionError(f"{path} ({size}) never fell quiet; requests still open: "
+                             f"{sorted(in_flight)}") from exc
     loaded.mathjax = page.evaluate(WAIT_FOR_MATHJAX)
     for name, ready in (("charts", CHARTS_SETTLED), ("widgets", WIDGETS_SETTLED),
                         ("tables", TABLES_SETTLED)):
