@@ -189,7 +189,7 @@ screenshots: $(BOOK_DEP) chromium
 # book is built; the static pages' browser tests when a core is free. --output-sync prints each
 # stage's output whole, when it ends. The unit tests run at a lower CPU priority (nice): the book
 # build, the longest path's first stage, takes the CPU when it needs it. The pages' tests keep the
-# normal one (see README: an open failure of one chapter page's load).
+# normal one.
 TEST_JOBS ?= 2
 test: venv vendor chromium
 	@mkdir -p _build && date +%s > _build/.test-started

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,12 +39,13 @@ CHROMIUM_ARGS = [
 ]
 VIEWPORT = {"width": 1280, "height": 900}
 NAVIGATION_TIMEOUT_MS = 120_000
-"""How long a page may take to load and fall quiet (``goto``, ``wait_for_load_state``): a wait
-for readiness, not a check of speed. Playwright's default, 30 s, was once too short for a
-chapter page (07_five_laws, "networkidle") while JupyterLab ran the chapters beside the pages'
-tests on a loaded 2-core machine (fresh clone, 2026-11-27); a page that never loads still fails.
-The same limit is every other wait's default (an element to appear, a script's condition) and
-the pages' settling time."""
+"""How long a page may take to load and fall quiet (``goto``, :meth:`Visit.wait_until_quiet`):
+a wait for readiness, not a check of speed; a page that never loads still fails. The same limit
+is every other wait's default (an element to appear, a script's condition) and the pages'
+settling time."""
+QUIET_MS = 500
+"""A page has fallen quiet when none of its requests has been open for this long (Playwright's
+``networkidle`` rule, which :meth:`Visit.wait_until_quiet` applies itself)."""
 _REPOSITORY = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
 REPOSITORY = _REPOSITORY["url"].rstrip("/")
 """The repository URL, written once in ``_config.yml``."""
@@ -75,6 +77,22 @@ def built_pages() -> list[str]:
 
 
 @dataclass
+class RequestWatch:
+    """The tab's requests still open, and when one last started or ended (monotonic seconds)."""
+
+    pending: dict[Any, str] = field(default_factory=dict)
+    last_change: float = field(default_factory=time.monotonic)
+
+    def started(self, request: Any) -> None:
+        self.pending[request] = request.url
+        self.last_change = time.monotonic()
+
+    def ended(self, request: Any) -> None:
+        self.pending.pop(request, None)
+        self.last_change = time.monotonic()
+
+
+@dataclass
 class Visit:
     """A browser tab on the book, with everything the page did that a reader would not want."""
 
@@ -84,6 +102,7 @@ class Visit:
     failed_requests: list[str] = field(default_factory=list)
     blocked_requests: list[str] = field(default_factory=list)
     scripts_off: bool = False
+    requests: RequestWatch = field(default_factory=RequestWatch)
 
     def problems(self, navigating: bool = False) -> list[str]:
         """Console errors and failed or blocked requests.
@@ -106,6 +125,28 @@ class Visit:
     def url(self, path: str) -> str:
         return self.base_url + path
 
+    def wait_until_quiet(self, timeout_ms: int = NAVIGATION_TIMEOUT_MS) -> None:
+        """Wait until no request of the tab has been open for QUIET_MS; an AssertionError names
+        the requests still open after ``timeout_ms``.
+
+        Not Playwright's ``wait_for_load_state("networkidle")``: under load its ``networkidle``
+        can fire before ``domcontentloaded``, and if a request then starts and ends before that
+        event, the event takes ``networkidle`` back and nothing fires it again while the page
+        stays quiet (microsoft/playwright#42598, where its maintainers call ``networkidle``
+        discouraged). Chapter 7's page hung the pages' tests for 120 s in three fresh-clone runs
+        (2026-11-27); reproduced by loading it in a loop beside ``make live``, where Playwright's
+        log (``DEBUG=pw:api``) showed ``networkidle`` fired 3.6 s before ``domcontentloaded``
+        and every request of the page had finished.
+        """
+        deadline, watch = time.monotonic() + timeout_ms / 1000, self.requests
+        while watch.pending or time.monotonic() - watch.last_change < QUIET_MS / 1000:
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"{self.page.url} never fell quiet in {timeout_ms} ms; requests still open: "
+                    f"{sorted(watch.pending.values())}")
+            # Playwright's synchronous API delivers the page's events only inside its own calls.
+            self.page.wait_for_timeout(50)
+
 
 def open_tab(browser: Any, base_url: str, viewport: dict[str, int] | None = None,
              javascript: bool = True) -> Visit:
@@ -120,6 +161,9 @@ def open_tab(browser: Any, base_url: str, viewport: dict[str, int] | None = None
     context.set_default_timeout(NAVIGATION_TIMEOUT_MS)
     page = context.new_page()
     visit = Visit(page, base_url, scripts_off=not javascript)
+    page.on("request", visit.requests.started)
+    page.on("requestfinished", visit.requests.ended)
+    page.on("requestfailed", visit.requests.ended)
 
     def block(r: Any) -> None:
         visit.blocked_requests.append(r.request.url)
@@ -242,18 +286,10 @@ def load_page(browser: Any, base_url: str, path: str, size: str) -> LoadedPage:
     visit = open_tab(browser, base_url, viewport=VIEWPORTS[size])
     page = visit.page
     loaded = LoadedPage(page, base_url, visit.console_errors, visit.failed_requests,
-                        visit.blocked_requests, path=path, size=size)
+                        visit.blocked_requests, requests=visit.requests, path=path, size=size)
     assert loaded.problems() == visit.problems()  # the same lists, filled by open_tab's hooks
-    in_flight: set[str] = set()
-    page.on("request", lambda r: in_flight.add(r.url))
-    for done in ("requestfinished", "requestfailed"):
-        page.on(done, lambda r: in_flight.discard(r.url))
     page.goto(loaded.url(path), wait_until="load")
-    try:
-        page.wait_for_load_state("networkidle")
-    except Exception as exc:  # Playwright's TimeoutError: say which requests never ended
-        raise AssertionError(f"{path} ({size}) never fell quiet; requests still open: "
-                             f"{sorted(in_flight)}") from exc
+    loaded.wait_until_quiet()
     loaded.mathjax = page.evaluate(WAIT_FOR_MATHJAX)
     for name, ready in (("charts", CHARTS_SETTLED), ("widgets", WIDGETS_SETTLED),
                         ("tables", TABLES_SETTLED)):
@@ -261,7 +297,7 @@ def load_page(browser: Any, base_url: str, path: str, size: str) -> LoadedPage:
             page.wait_for_function(ready, timeout=SETTLE_MS)
         except Exception:  # Playwright's TimeoutError: the tests say what did not settle
             loaded.settled.append(f"{name} not ready after {SETTLE_MS} ms")
-    page.wait_for_load_state("networkidle")
+    loaded.wait_until_quiet()
     loaded.layout = page.evaluate(LAYOUT)
     loaded.controls = page.evaluate(CONTROLS)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -218,7 +218,7 @@ def test_menus_change_their_chart(loaded: LoadedPage) -> None:
 @pytest.mark.parametrize("path", PAGES)
 def test_no_errors_and_no_failed_requests(loaded: LoadedPage) -> None:
     """After the slider and menu moves on the page, so that it also covers what they did."""
-    loaded.page.wait_for_load_state("networkidle")
+    loaded.wait_until_quiet()
     assert not loaded.problems(), "\n".join(loaded.problems())
 
 
