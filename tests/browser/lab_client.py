@@ -43,9 +43,12 @@ READERS = f"{LAB_DIR}/reader"
 """A link to the folder outside the repository holding the reader's copies of the downloads
 (tests/fresh_env.py): JupyterLab serves them from under its root, the repository, while their
 kernels run in the real folder, with no repository beside it."""
-AUTOSAVE_SECONDS = 5
+AUTOSAVE_SECONDS = 3
 """JupyterLab's autosave interval in the tests (its default is 120 s): each chapter waits one
 interval and a margin after Ctrl+S so that an autosave runs on the saved notebook."""
+POLL_S = 0.25
+"""How often the tests ask the page whether the kernel is idle, a panel changed or the charts
+are drawn: each wait ends at most this late."""
 RUN_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_RUN_TIMEOUT", "900"))
 REACT_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_REACT_TIMEOUT", "120"))
 LIVE_MIME = "application/vnd.vegalite.v5+json"
@@ -322,9 +325,11 @@ def wait_for(page: Any, script: str, timeout_s: float, arg: Any = None,
         time.sleep(every_s)
 
 
-def settle_charts(page: Any, timeout_s: float = 60) -> dict[str, Any]:
-    """Wait until the number of drawn charts stops changing; return the last count and the
-    notebook's text (``text``)."""
+def settle_charts(page: Any, expected: int, timeout_s: float = 60) -> dict[str, Any]:
+    """Wait until the ``expected`` chart outputs (the notebook model's, outside widgets) have
+    drawn views with marks, as have the charts inside widgets, and the counts have not changed
+    for a second; return the last counts and the notebook's text (``text``). After
+    ``timeout_s`` it returns what it has: the caller's checks say what is missing."""
     last, stable_since = None, time.monotonic()
     deadline = time.monotonic() + timeout_s
     while True:
@@ -332,11 +337,12 @@ def settle_charts(page: Any, timeout_s: float = 60) -> dict[str, Any]:
         key = (now["top"], now["topDrawn"], now["widget"], now["widgetDrawn"])
         if key != last:
             last, stable_since = key, time.monotonic()
-        elif time.monotonic() - stable_since > 3 and now["topDrawn"] == now["top"]:
+        elif (time.monotonic() - stable_since >= 1 and now["top"] == now["topDrawn"] == expected
+              and now["widget"] == now["widgetDrawn"]):
             break
         if time.monotonic() >= deadline:
             break
-        time.sleep(0.5)
+        time.sleep(POLL_S)
     return {**now, "text": page.evaluate(TEXT)}
 
 
@@ -357,16 +363,16 @@ def let_autosave_run(page: Any) -> None:
     """Wait until the document has stayed saved (not dirty) for one autosave interval and a
     margin, so that at least one autosave tick ran after the last save; a change in that time
     (late output, widget state) starts the wait again, until autosave has written it. Gives up
-    silently after four intervals: the caller's checks of the files on disk then decide."""
+    silently after four times that: the caller's checks of the files on disk then decide."""
     needed = AUTOSAVE_SECONDS + 2
-    deadline = time.monotonic() + 4 * AUTOSAVE_SECONDS
+    deadline = time.monotonic() + 4 * needed
     clean_since = time.monotonic()
     while time.monotonic() < deadline:
         if not page.evaluate(SAVED):
             clean_since = time.monotonic()
         elif time.monotonic() - clean_since >= needed:
             return
-        time.sleep(0.5)
+        time.sleep(POLL_S)
 
 
 def move_control(page: Any, box: int, kind: str, index: int) -> tuple[str, Callable[[], str]]:

@@ -42,6 +42,7 @@ from lab_client import (
     LIVE_MIME,
     OPEN,
     OUTPUTS,
+    POLL_S,
     REACT_TIMEOUT_S,
     READERS,
     RUN_ALL,
@@ -70,7 +71,7 @@ RAW_MYST = ("{glue", ":::{", "```{")
 def _run_all(page: Any) -> dict[str, Any]:
     started = time.monotonic()
     page.evaluate(RUN_ALL)
-    wait_for(page, KERNEL_IDLE, RUN_TIMEOUT_S)
+    wait_for(page, KERNEL_IDLE, RUN_TIMEOUT_S, every_s=POLL_S)
     outputs = page.evaluate(OUTPUTS, LIVE_MIME)
     outputs["seconds"] = round(time.monotonic() - started, 1)
     return outputs
@@ -125,7 +126,7 @@ def _exercise_controls(page: Any, dialogs: list[str]) -> tuple[int, list[str]]:
                 moved += 1
                 try:
                     wait_for(page, f"(i) => ({SNAPSHOT})(i) !== {before!r}", REACT_TIMEOUT_S,
-                             box["box"], every_s=0.5)
+                             box["box"], every_s=POLL_S)
                 except TimeoutError:
                     was, now = shown
                     open_dialogs = page.evaluate(DIALOGS)
@@ -133,7 +134,7 @@ def _exercise_controls(page: Any, dialogs: list[str]) -> tuple[int, list[str]]:
                     problems.append(f"panel {box['box']}: {kind} {index} changed nothing "
                                     f"(the control showed {was!r}, now {now()!r}; "
                                     f"output {before[:120]!r}; dialogs open {open_dialogs})")
-                wait_for(page, KERNEL_IDLE, REACT_TIMEOUT_S)
+                wait_for(page, KERNEL_IDLE, REACT_TIMEOUT_S, every_s=POLL_S)
     return moved, problems
 
 
@@ -166,7 +167,7 @@ def test_chapter_download_runs_live_in_jupyterlab(lab_tab: Any, reader_env: Any,
     assert info["kernel"] == KERNEL, f"{chapter} opened on kernel {info['kernel']!r}"
     try:
         outputs = _run_all(page)
-        drawn = settle_charts(page)
+        drawn = settle_charts(page, outputs["charts"])
         problems = _output_problems(outputs, drawn)
         page.evaluate(CONTROLS)
         if chapter == "02_leverage":
@@ -223,7 +224,7 @@ def test_chapter_source_opened_in_lab_is_saved_byte_identical(make_lab_tab: Any,
     try:
         assert info["isNotebook"], f"{MD_CHAPTER}.md did not open as a notebook: {info}"
         outputs = _run_all(page)
-        drawn = settle_charts(page)
+        drawn = settle_charts(page, outputs["charts"])
         problems = _output_problems(outputs, drawn, myst_source=True)
         page.evaluate(CONTROLS)
         moved, control_problems = _exercise_controls(page, dialogs)
@@ -241,6 +242,7 @@ def test_chapter_source_opened_in_lab_is_saved_byte_identical(make_lab_tab: Any,
     print(f"{MD_CHAPTER}.md: ran in {outputs['seconds']} s, {outputs['charts']} charts, "
           f"{drawn['widget']} in widgets, {moved} controls moved")
     assert moved > 0, f"{MD_CHAPTER}.md: no control to move"
+    assert drawn["widget"] > 0, f"{MD_CHAPTER}.md: no chart inside a widget was drawn"
     assert not problems, f"{MD_CHAPTER}.md in make lab's JupyterLab:\n" + "\n".join(problems)
     assert saved, "the source was never saved"
     assert hashlib.sha256(now).hexdigest() == hashlib.sha256(original).hexdigest(), (
@@ -268,9 +270,9 @@ def test_a_chapter_runs_in_notebook_7(browser: Any, lab_server: Any,
         assert page.evaluate(HAS_MYST), "Notebook 7 opened without jupyterlab-myst"
         # The executed chapter as opened, before any run: its saved charts are drawn.
         saved = page.evaluate(OUTPUTS, LIVE_MIME)
-        on_open = settle_charts(page)
+        on_open = settle_charts(page, saved["charts"])
         outputs = _run_all(page)
-        drawn = settle_charts(page)
+        drawn = settle_charts(page, outputs["charts"])
         problems = _output_problems(outputs, drawn, widgets=False)
         screenshot(page, f"nb7-{NB7_CHAPTER}")
     finally:
