@@ -45,7 +45,8 @@ is every other wait's default (an element to appear, a script's condition) and t
 settling time."""
 QUIET_MS = 500
 """A page has fallen quiet when none of its requests has been open for this long (Playwright's
-``networkidle`` rule, which :meth:`Visit.wait_until_quiet` applies itself)."""
+``networkidle`` rule, which :meth:`Visit.wait_until_quiet` applies itself; unlike Playwright it
+also counts EventSource streams, of which the book has none)."""
 _REPOSITORY = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
 REPOSITORY = _REPOSITORY["url"].rstrip("/")
 """The repository URL, written once in ``_config.yml``."""
@@ -131,21 +132,25 @@ class Visit:
 
         Not Playwright's ``wait_for_load_state("networkidle")``: under load its ``networkidle``
         can fire before ``domcontentloaded``, and if a request then starts and ends before that
-        event, the event takes ``networkidle`` back and nothing fires it again while the page
-        stays quiet (microsoft/playwright#42598, where its maintainers call ``networkidle``
-        discouraged). Chapter 7's page hung the pages' tests for 120 s in three fresh-clone runs
-        (2026-11-27); reproduced by loading it in a loop beside ``make live``, where Playwright's
-        log (``DEBUG=pw:api``) showed ``networkidle`` fired 3.6 s before ``domcontentloaded``
-        and every request of the page had finished.
+        event, the event takes ``networkidle`` back, not to come again until another request
+        has started and ended (microsoft/playwright#42598, where its maintainers call
+        ``networkidle`` discouraged). Chapter 7's page never fell quiet that way in three
+        fresh-clone runs (2026-11-27: once in 30 s, twice in 120 s); the mechanism was seen by
+        loading it in a loop beside ``make live``, where Playwright's log (``DEBUG=pw:api``)
+        showed ``networkidle`` fired 3.6 s before ``domcontentloaded``, every request of the
+        page finished, and no ``networkidle`` in the next 120 s.
         """
         deadline, watch = time.monotonic() + timeout_ms / 1000, self.requests
-        while watch.pending or time.monotonic() - watch.last_change < QUIET_MS / 1000:
+        while True:
+            # A round trip to Playwright's driver first: the synchronous API delivers the page's
+            # events (a request just started) only inside its own calls.
+            self.page.wait_for_timeout(50)
+            if not watch.pending and time.monotonic() - watch.last_change >= QUIET_MS / 1000:
+                return
             if time.monotonic() > deadline:
                 raise AssertionError(
                     f"{self.page.url} never fell quiet in {timeout_ms} ms; requests still open: "
                     f"{sorted(watch.pending.values())}")
-            # Playwright's synchronous API delivers the page's events only inside its own calls.
-            self.page.wait_for_timeout(50)
 
 
 def open_tab(browser: Any, base_url: str, viewport: dict[str, int] | None = None,
@@ -287,7 +292,8 @@ def load_page(browser: Any, base_url: str, path: str, size: str) -> LoadedPage:
     page = visit.page
     loaded = LoadedPage(page, base_url, visit.console_errors, visit.failed_requests,
                         visit.blocked_requests, requests=visit.requests, path=path, size=size)
-    assert loaded.problems() == visit.problems()  # the same lists, filled by open_tab's hooks
+    # The same lists and request watch, filled by open_tab's hooks.
+    assert loaded.problems() == visit.problems() and loaded.requests is visit.requests
     page.goto(loaded.url(path), wait_until="load")
     loaded.wait_until_quiet()
     loaded.mathjax = page.evaluate(WAIT_FOR_MATHJAX)

@@ -43,9 +43,10 @@ READERS = f"{LAB_DIR}/reader"
 """A link to the folder outside the repository holding the reader's copies of the downloads
 (tests/fresh_env.py): JupyterLab serves them from under its root, the repository, while their
 kernels run in the real folder, with no repository beside it."""
-AUTOSAVE_SECONDS = 3
+AUTOSAVE_SECONDS = 5
 """JupyterLab's autosave interval in the tests (its default is 120 s): each chapter waits one
-interval and a margin after Ctrl+S so that an autosave runs on the saved notebook."""
+interval and a margin after Ctrl+S for a late change to make the notebook dirty
+(:func:`let_autosave_run`)."""
 POLL_S = 0.25
 """How often the tests ask the page whether the kernel is idle, a panel changed or the charts
 are drawn: each wait ends at most this late."""
@@ -235,7 +236,7 @@ KERNEL_IDLE = """() => {
 
 OUTPUTS = """(mime) => {
   const w = window._moelawsDoc, cells = w.content.model.cells, out = {
-    code: 0, executed: 0, charts: 0, errors: [], stderr: []};
+    code: 0, executed: 0, charts: 0, views: 0, errors: [], stderr: []};
   for (let i = 0; i < cells.length; i++) {
     const c = cells.get(i);
     if (c.type !== 'code') continue;
@@ -246,6 +247,7 @@ OUTPUTS = """(mime) => {
       if (o.output_type === 'stream' && o.name === 'stderr')
         out.stderr.push(`cell ${i}: ${String(o.text).slice(0, 300)}`);
       if (o.data && o.data[mime]) out.charts++;
+      if (o.data && o.data['application/vnd.jupyter.widget-view+json']) out.views++;
     }
   }
   return out;
@@ -260,7 +262,27 @@ DRAWN = """() => {
          ['circle', 'rect', 'line', 'image'].includes(m.tagName)).length;
   const all = [...root.querySelectorAll('.jp-RenderedVegaLite')];
   const top = all.filter(el => !el.closest('.widget-output, .jupyter-widgets'));
-  return {top: top.length, topDrawn: top.filter(el => marks(el) > 0).length,
+  // A widget output's renderer (.jp-OutputArea-output, at the output's index in the cell's
+  // output area) shows "Loading widget..." until its view is added as a child (.jupyter-widgets),
+  // or an error; it hides itself when the kernel closes the widget.
+  let viewsDrawn = 0;
+  const viewsMissing = [];
+  for (const [c, cell] of window._moelawsDoc.content.widgets.entries()) {
+    if (cell.model.type !== 'code' || !cell.outputArea) continue;
+    const outs = cell.model.outputs;
+    for (let i = 0; i < outs.length; i++) {
+      const data = outs.get(i).data;
+      if (!data || !data['application/vnd.jupyter.widget-view+json']) continue;
+      const child = cell.outputArea.widgets[i];
+      const out = child && child.node.querySelector('.jp-OutputArea-output');
+      if (out && (out.querySelector(':scope > .jupyter-widgets')
+                  || out.classList.contains('lm-mod-hidden'))) viewsDrawn++;
+      else viewsMissing.push(`cell ${c}: ${out ? JSON.stringify(out.textContent.slice(0, 80))
+                                                : 'no output node'}`);
+    }
+  }
+  return {viewsDrawn, viewsMissing, top: top.length,
+          topDrawn: top.filter(el => marks(el) > 0).length,
           widget: all.length - top.length,
           widgetDrawn: all.filter(el => !top.includes(el) && marks(el) > 0).length,
           widgetStderr: root.querySelectorAll(
@@ -325,25 +347,43 @@ def wait_for(page: Any, script: str, timeout_s: float, arg: Any = None,
         time.sleep(every_s)
 
 
-def settle_charts(page: Any, expected: int, timeout_s: float = 60) -> dict[str, Any]:
-    """Wait until the ``expected`` chart outputs (the notebook model's, outside widgets) have
-    drawn views with marks, as have the charts inside widgets, and the counts have not changed
-    for a second; return the last counts and the notebook's text (``text``). After
-    ``timeout_s`` it returns what it has: the caller's checks say what is missing."""
+def settle_charts(page: Any, outputs: dict[str, Any], widgets: bool = True,
+                  timeout_s: float = 60) -> dict[str, Any]:
+    """Wait until the notebook model's chart outputs (``outputs["charts"]``, outside widgets)
+    have drawn views with marks, its widget outputs (``outputs["views"]``; unless not
+    ``widgets``: a notebook opened without its kernel's widgets) drawn views, the charts inside
+    those widgets marks, and these counts have not changed for a second; return the last
+    counts and the notebook's text (``text``). After ``timeout_s`` it returns what it has: the
+    caller's checks say what is missing."""
     last, stable_since = None, time.monotonic()
     deadline = time.monotonic() + timeout_s
     while True:
         now = page.evaluate(DRAWN)
-        key = (now["top"], now["topDrawn"], now["widget"], now["widgetDrawn"])
+        key = (now["top"], now["topDrawn"], now["viewsDrawn"], now["widget"], now["widgetDrawn"])
         if key != last:
             last, stable_since = key, time.monotonic()
-        elif (time.monotonic() - stable_since >= 1 and now["top"] == now["topDrawn"] == expected
+        elif (time.monotonic() - stable_since >= 1
+              and now["top"] == now["topDrawn"] == outputs["charts"]
+              and (not widgets or now["viewsDrawn"] == outputs["views"])
               and now["widget"] == now["widgetDrawn"]):
             break
         if time.monotonic() >= deadline:
             break
         time.sleep(POLL_S)
     return {**now, "text": page.evaluate(TEXT)}
+
+
+def steady_snapshot(page: Any, box: int, timeout_s: float) -> str:
+    """Panel ``box``'s output (SNAPSHOT) once two readings POLL_S apart agree: a chart still
+    redrawing from the previous control must not count as the next control's change."""
+    deadline = time.monotonic() + timeout_s
+    last = page.evaluate(SNAPSHOT, box)
+    while True:
+        time.sleep(POLL_S)
+        now = page.evaluate(SNAPSHOT, box)
+        if now == last or time.monotonic() > deadline:
+            return now
+        last = now
 
 
 def press_save(page: Any) -> list[str]:
@@ -361,9 +401,11 @@ def press_save(page: Any) -> list[str]:
 
 def let_autosave_run(page: Any) -> None:
     """Wait until the document has stayed saved (not dirty) for one autosave interval and a
-    margin, so that at least one autosave tick ran after the last save; a change in that time
-    (late output, widget state) starts the wait again, until autosave has written it. Gives up
-    silently after four times that: the caller's checks of the files on disk then decide."""
+    margin: a change in that time (late output, widget state) makes it dirty and starts the
+    wait again, until autosave has written it. (JupyterLab restarts its autosave timer on every
+    save and stretches it after a slow save, so a tick in the window is likely, not certain; a
+    tick on a clean notebook writes nothing.) Gives up silently after four times that: the
+    caller's checks of the files on disk then decide."""
     needed = AUTOSAVE_SECONDS + 2
     deadline = time.monotonic() + 4 * needed
     clean_since = time.monotonic()

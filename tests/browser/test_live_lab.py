@@ -55,6 +55,7 @@ from lab_client import (
     press_save,
     screenshot,
     settle_charts,
+    steady_snapshot,
     use_myst,
     wait_for,
 )
@@ -100,6 +101,9 @@ def _output_problems(outputs: dict[str, Any], drawn: dict[str, Any], *, widgets:
     if not drawn["top"] == drawn["topDrawn"] == outputs["charts"]:
         problems.append(f"{outputs['charts']} chart outputs, {drawn['top']} chart views, "
                         f"{drawn['topDrawn']} with SVG marks")
+    if widgets and drawn["viewsDrawn"] != outputs["views"]:
+        problems.append(f"{outputs['views']} widget outputs, {drawn['viewsDrawn']} drawn (or "
+                        f"closed by the kernel); not drawn: {drawn['viewsMissing']}")
     if widgets and drawn["widget"] != drawn["widgetDrawn"]:
         problems.append(f"{drawn['widget']} charts in widgets, {drawn['widgetDrawn']} drawn")
     if widgets and drawn["widgetStderr"]:
@@ -121,7 +125,7 @@ def _exercise_controls(page: Any, dialogs: list[str]) -> tuple[int, list[str]]:
         for kind, count in (("slider", box["sliders"]), ("select", box["selects"])):
             for index in range(count):
                 dialogs.extend(page.evaluate(DIALOGS))
-                before = page.evaluate(SNAPSHOT, box["box"])
+                before = steady_snapshot(page, box["box"], REACT_TIMEOUT_S)
                 shown = move_control(page, box["box"], kind, index)
                 moved += 1
                 try:
@@ -167,7 +171,7 @@ def test_chapter_download_runs_live_in_jupyterlab(lab_tab: Any, reader_env: Any,
     assert info["kernel"] == KERNEL, f"{chapter} opened on kernel {info['kernel']!r}"
     try:
         outputs = _run_all(page)
-        drawn = settle_charts(page, outputs["charts"])
+        drawn = settle_charts(page, outputs)
         problems = _output_problems(outputs, drawn)
         page.evaluate(CONTROLS)
         if chapter == "02_leverage":
@@ -177,6 +181,8 @@ def test_chapter_download_runs_live_in_jupyterlab(lab_tab: Any, reader_env: Any,
                 problems.append(f"chapter 2's panel does not open at the headline: {first!r}")
         moved, control_problems = _exercise_controls(page, dialogs)
         problems += control_problems
+        if outputs["views"] and not moved:
+            problems.append(f"{outputs['views']} widget outputs, but no control to move")
         screenshot(page, chapter)
         dialogs += press_save(page)
         let_autosave_run(page)
@@ -224,7 +230,7 @@ def test_chapter_source_opened_in_lab_is_saved_byte_identical(make_lab_tab: Any,
     try:
         assert info["isNotebook"], f"{MD_CHAPTER}.md did not open as a notebook: {info}"
         outputs = _run_all(page)
-        drawn = settle_charts(page, outputs["charts"])
+        drawn = settle_charts(page, outputs)
         problems = _output_problems(outputs, drawn, myst_source=True)
         page.evaluate(CONTROLS)
         moved, control_problems = _exercise_controls(page, dialogs)
@@ -270,9 +276,9 @@ def test_a_chapter_runs_in_notebook_7(browser: Any, lab_server: Any,
         assert page.evaluate(HAS_MYST), "Notebook 7 opened without jupyterlab-myst"
         # The executed chapter as opened, before any run: its saved charts are drawn.
         saved = page.evaluate(OUTPUTS, LIVE_MIME)
-        on_open = settle_charts(page, saved["charts"])
+        on_open = settle_charts(page, saved, widgets=False)
         outputs = _run_all(page)
-        drawn = settle_charts(page, outputs["charts"])
+        drawn = settle_charts(page, outputs, widgets=False)
         problems = _output_problems(outputs, drawn, widgets=False)
         screenshot(page, f"nb7-{NB7_CHAPTER}")
     finally:
