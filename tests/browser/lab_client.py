@@ -47,9 +47,11 @@ AUTOSAVE_SECONDS = 5
 """JupyterLab's autosave interval in the tests (its default is 120 s): each chapter waits one
 interval and a margin after Ctrl+S for a late change to make the notebook dirty
 (:func:`let_autosave_run`)."""
-POLL_S = 0.25
-"""How often the tests ask the page whether the kernel is idle, a panel changed or the charts
-are drawn: each wait ends at most this late."""
+POLL_S = 0.5
+"""How often the tests ask the page whether a panel changed or the charts are drawn (whether the
+kernel is idle: every second, :func:`wait_for`'s default). With every poll at 0.25 s (96fe6ad)
+the reader's stage alone took no less time and about 50 busy CPU-seconds more (400 s and 533
+CPU-s, against 397 s and 481 at c0480f1; one run each, 2026-11-27)."""
 RUN_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_RUN_TIMEOUT", "900"))
 REACT_TIMEOUT_S = float(os.environ.get("MOELAWS_LAB_REACT_TIMEOUT", "120"))
 LIVE_MIME = "application/vnd.vegalite.v5+json"

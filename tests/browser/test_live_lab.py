@@ -72,7 +72,7 @@ RAW_MYST = ("{glue", ":::{", "```{")
 def _run_all(page: Any) -> dict[str, Any]:
     started = time.monotonic()
     page.evaluate(RUN_ALL)
-    wait_for(page, KERNEL_IDLE, RUN_TIMEOUT_S, every_s=POLL_S)
+    wait_for(page, KERNEL_IDLE, RUN_TIMEOUT_S)
     outputs = page.evaluate(OUTPUTS, LIVE_MIME)
     outputs["seconds"] = round(time.monotonic() - started, 1)
     return outputs
@@ -138,7 +138,7 @@ def _exercise_controls(page: Any, dialogs: list[str]) -> tuple[int, list[str]]:
                     problems.append(f"panel {box['box']}: {kind} {index} changed nothing "
                                     f"(the control showed {was!r}, now {now()!r}; "
                                     f"output {before[:120]!r}; dialogs open {open_dialogs})")
-                wait_for(page, KERNEL_IDLE, REACT_TIMEOUT_S, every_s=POLL_S)
+                wait_for(page, KERNEL_IDLE, REACT_TIMEOUT_S)
     return moved, problems
 
 
