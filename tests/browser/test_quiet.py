@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from book_browser import QUIET_MS, Visit, open_tab
+from book_browser import QUIET_MS, Visit
 
 SLOW_S = 1.5
 """How long the server holds ``slow.txt``: three times the quiet period."""
@@ -48,7 +48,9 @@ PAGES = {
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """This module's pages, served here instead of the book (conftest.py's ``tab`` opens
+    them)."""
     folder: Path = tmp_path_factory.mktemp("quiet")
     for name, text in PAGES.items():
         (folder / name).write_text(text)
@@ -75,41 +77,34 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server.server_close()
 
 
-@pytest.fixture
-def site_tab(browser: Any, site: str) -> Iterator[Visit]:
-    visit = open_tab(browser, site)
-    yield visit
-    visit.page.context.close()
-
-
-def test_waits_for_requests_after_load_and_the_quiet_between(site_tab: Visit) -> None:
+def test_waits_for_requests_after_load_and_the_quiet_between(tab: Visit) -> None:
     """A wait that returned at ``load``, ignored open requests or had no quiet period would
     return before ``second.txt`` (started GAP_MS after ``slow.txt`` ended) finished."""
     finished: list[str] = []
-    site_tab.page.on("requestfinished", lambda r: finished.append(r.url.rsplit("/", 1)[-1]))
-    site_tab.page.goto(site_tab.url("late.html"), wait_until="load")
-    site_tab.wait_until_quiet()
+    tab.page.on("requestfinished", lambda r: finished.append(r.url.rsplit("/", 1)[-1]))
+    tab.page.goto(tab.url("late.html"), wait_until="load")
+    tab.wait_until_quiet()
     assert {"slow.txt", "second.txt"} <= set(finished), finished
     assert GAP_MS < QUIET_MS
 
 
-def test_falls_quiet_where_networkidle_does_not_come(site_tab: Visit) -> None:
+def test_falls_quiet_where_networkidle_does_not_come(tab: Visit) -> None:
     """A wait built on Playwright's ``networkidle`` times out here (see ``parse.html``)."""
-    site_tab.page.goto(site_tab.url("parse.html"), wait_until="load")
-    site_tab.wait_until_quiet(timeout_ms=30_000)
+    tab.page.goto(tab.url("parse.html"), wait_until="load")
+    tab.wait_until_quiet(timeout_ms=30_000)
 
 
-def test_a_request_the_guard_refuses_ends(site_tab: Visit) -> None:
+def test_a_request_the_guard_refuses_ends(tab: Visit) -> None:
     """The tab's guard aborts a request to another host; the wait must count it as ended
     (``requestfailed``), or every page that tried one would hang."""
-    site_tab.page.goto(site_tab.url("elsewhere.html"), wait_until="load")
-    site_tab.wait_until_quiet(timeout_ms=30_000)
-    assert site_tab.blocked_requests == ["http://elsewhere.invalid/x.txt"]
+    tab.page.goto(tab.url("elsewhere.html"), wait_until="load")
+    tab.wait_until_quiet(timeout_ms=30_000)
+    assert tab.blocked_requests == ["http://elsewhere.invalid/x.txt"]
 
 
-def test_names_the_requests_still_open(site_tab: Visit) -> None:
-    site_tab.page.goto(site_tab.url("never.html"), wait_until="load")
+def test_names_the_requests_still_open(tab: Visit) -> None:
+    tab.page.goto(tab.url("never.html"), wait_until="load")
     started = time.monotonic()
     with pytest.raises(AssertionError, match=r"never fell quiet in 2000 ms.*never\.txt"):
-        site_tab.wait_until_quiet(timeout_ms=2000)
+        tab.wait_until_quiet(timeout_ms=2000)
     assert time.monotonic() - started >= 2.0
