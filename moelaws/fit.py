@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from moelaws import fit_checks as checks
 from moelaws.fit_checks import (
@@ -124,7 +124,7 @@ class PowerLawFit:
         lx = np.log(np.asarray(x, dtype=float))
         cov = np.asarray(self.log_cov)
         se = np.sqrt(cov[0, 0] + 2 * cov[0, 1] * lx + cov[1, 1] * lx**2)
-        half = float(stats.t.ppf(0.5 + level / 2, self.dof)) * se
+        half = float(special.stdtrit(self.dof, 0.5 + level / 2)) * se
         mid = np.log(self.coef) + self.exponent * lx
         return self.offset + np.exp(mid - half), self.offset + np.exp(mid + half)
 
@@ -159,7 +159,7 @@ def _power_law_data(x: object, y: object, offset: float) -> tuple[Array, Array]:
 
 
 def _t_interval(value: float, se: float, dof: int) -> tuple[float, float]:
-    half = float(stats.t.ppf(0.975, dof)) * se
+    half = float(special.stdtrit(dof, 0.975)) * se
     return value - half, value + half
 
 
@@ -303,7 +303,7 @@ def huber_log_normaliser(delta: float) -> float:
     """
     d = np.float64(checks.positive_number("delta", delta))
     with np.errstate(over="ignore", divide="ignore"):
-        value = float(np.log(np.sqrt(2 * np.pi) * (1 - 2 * stats.norm.sf(d))
+        value = float(np.log(np.sqrt(2 * np.pi) * (1 - 2 * special.ndtr(-d))
                              + 2 * np.exp(-0.5 * d * d) / d))
     if not math.isfinite(value):
         raise ValueError(f"delta={float(d):g} is too small: log Z(delta) overflows")
@@ -959,6 +959,10 @@ def bootstrap(
     if method not in ("BCa", "percentile", "basic"):
         raise ValueError("method must be 'BCa', 'percentile' or 'basic'")
     checks.flag("progress", progress)
+    # scipy.stats takes about 0.7 s to import and only the bootstrap needs it: the t and
+    # normal quantiles above come from scipy.special (what scipy.stats itself calls).
+    from scipy import stats
+
     point = {k: float(v) for k, v in statistic(np.arange(n_obs)).items()}
     keys = list(point)
     bar = None

@@ -52,9 +52,9 @@ CONFIGS = {
 # --- imports --------------------------------------------------------------------------------
 
 
-def test_core_packages_do_not_import_torch_or_statsmodels():
-    # Every chapter loads the paper registry (claims); torch and statsmodels take seconds to
-    # import and only the chapters that train or fit an OLS need them.
+def test_core_packages_do_not_import_torch_statsmodels_or_scipy_stats():
+    # Every chapter loads the paper registry (claims); torch, statsmodels and scipy.stats take
+    # seconds to import and only the chapters that train, fit an OLS or bootstrap need them.
     # (each paper's folder checks its own modules: tests/papers/<id>/test_<id>_imports.py)
     names = ["moelaws", "moelaws.arch", "moelaws.claims", "moelaws.fit", "moelaws.charts",
              "moelaws.papers"]

@@ -145,7 +145,9 @@ def _candidates(
     attn_params = 2.0 * (heads.n_q + heads.n_kv) * heads.d_qkv
     rest = N_a - (TOP_K + 1) * (N - N_a) / (N_EXPERTS - TOP_K)
     volume = (N - N_a) / (3.0 * (N_EXPERTS - TOP_K))
-    records = []
+    # Columns gathered as arrays and framed once: a frame per (L, step) made this function
+    # most of a design's time (chapters 3 and 7 make dozens of designs).
+    columns: dict[str, list[np.ndarray]] = {"L": [], "L_d": [], "d": [], "d_m": []}
     for L in range(int(rng.L_min), int(rng.L_max) + 1):
         L_d = np.arange(1, L)
         d_exact = hidden_size(rest, attn_params, np.full(L_d.shape, float(L)), L_d)
@@ -156,10 +158,10 @@ def _candidates(
                 d_m = align * (np.floor(volume / (np.where(ok, d, 1) * (L - L_d)) / align)
                                + dm_step)
                 ok &= d_m > 0
-                records.append(pd.DataFrame(
-                    {"L": L, "L_d": L_d[ok], "d": d[ok], "d_m": d_m[ok]}
-                ))
-    cand = pd.concat(records, ignore_index=True).drop_duplicates()
+                for name, values in (("L", np.full(int(ok.sum()), L)), ("L_d", L_d[ok]),
+                                     ("d", d[ok]), ("d_m", d_m[ok])):
+                    columns[name].append(values)
+    cand = pd.DataFrame({k: np.concatenate(v) for k, v in columns.items()}).drop_duplicates()
     c = counts(cand["d"], cand["L_d"], cand["L"] - cand["L_d"], cand["d_m"], **heads.as_kwargs())
     cand["M"], cand["N_a"], cand["N"] = c.M, c.N_a, c.N
     cand["dev"] = np.max(
