@@ -120,7 +120,16 @@ class PowerLawFit:
 
     def band(self, x: Array | float, level: float = 0.95) -> tuple[Array, Array]:
         """The ``level`` confidence band of the fitted mean at ``x`` (t-interval of
-        ``log a + b·log x`` mapped back through the offset; the offset is held fixed)."""
+        ``log a + b·log x`` mapped back through the offset; the offset is held fixed).
+
+        Raises
+        ------
+        ValueError
+            If ``level`` is not a number in (0, 1).
+        """
+        level = _finite_number("level", level)
+        if not 0 < level < 1:
+            raise ValueError(f"level must lie in (0, 1), got {level}")
         lx = np.log(np.asarray(x, dtype=float))
         cov = np.asarray(self.log_cov)
         se = np.sqrt(cov[0, 0] + 2 * cov[0, 1] * lx + cov[1, 1] * lx**2)
@@ -959,8 +968,8 @@ def bootstrap(
     if method not in ("BCa", "percentile", "basic"):
         raise ValueError("method must be 'BCa', 'percentile' or 'basic'")
     checks.flag("progress", progress)
-    # scipy.stats takes about 0.7 s to import and only the bootstrap needs it: the t and
-    # normal quantiles above come from scipy.special (what scipy.stats itself calls).
+    # scipy.stats takes about 0.5 s to import and only the bootstrap needs it: the t quantiles
+    # and the normal tail above come from scipy.special (what scipy.stats itself calls).
     from scipy import stats
 
     point = {k: float(v) for k, v in statistic(np.arange(n_obs)).items()}

@@ -12,7 +12,7 @@ def heavy_imports(names: list[str]) -> str:
     once ``names`` (those that exist) are imported and the paper registry is loaded: ``"[]"``
     when none is.
 
-    torch and statsmodels take seconds to import, scipy.stats about 0.7 s (every chapter runs
+    torch and statsmodels take seconds to import, scipy.stats about 0.5 s (every chapter runs
     three times in ``make test``); only the chapters that train, fit an OLS or bootstrap need
     them.
     """

@@ -182,3 +182,10 @@ def test_power_law_intervals_and_band_match_statsmodels() -> None:
     assert lo == pytest.approx(6.0 + np.exp(band[:, 0])) and hi == pytest.approx(
         6.0 + np.exp(band[:, 1]))
     assert np.all(lo < p(at)) and np.all(p(at) < hi)
+    # The t quantile is taken in double precision whatever float type gives the level.
+    lo32, hi32 = p.band(at, level=np.float32(0.95))
+    lo64, hi64 = p.band(at, level=float(np.float32(0.95)))
+    assert np.array_equal(lo32, lo64) and np.array_equal(hi32, hi64)
+    for level in (0, 1, -1, 1.5, float("nan"), "0.95"):
+        with pytest.raises(ValueError, match="level"):
+            p.band(at, level=level)

@@ -53,8 +53,9 @@ CONFIGS = {
 
 
 def test_core_packages_do_not_import_torch_statsmodels_or_scipy_stats():
-    # Every chapter loads the paper registry (claims); torch, statsmodels and scipy.stats take
-    # seconds to import and only the chapters that train, fit an OLS or bootstrap need them.
+    # Every chapter loads the paper registry (claims); torch and statsmodels take seconds to
+    # import, scipy.stats about half a second, and only the chapters that train, fit an OLS or
+    # bootstrap need them.
     # (each paper's folder checks its own modules: tests/papers/<id>/test_<id>_imports.py)
     names = ["moelaws", "moelaws.arch", "moelaws.claims", "moelaws.fit", "moelaws.charts",
              "moelaws.papers"]
