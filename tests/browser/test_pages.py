@@ -46,7 +46,6 @@ def is_commit(revision: str) -> bool:
     ).returncode == 0
 
 PAGES = built_pages()
-TIMEOUT_MS = NAVIGATION_TIMEOUT_MS
 CDN_HOSTS = re.compile(
     r"unpkg\.com|jsdelivr\.net|cdnjs\.|cdn\.plot\.ly|googleapis\.com|gstatic\.com|"
     r"thebe|binder\.js|requirejs\.org|mathjax\.org",
@@ -369,7 +368,7 @@ _SEARCH = """async (query) => {
 
 def _search_results(tab: Visit) -> list[str]:
     summary = "#search-results p.search-summary"
-    tab.page.wait_for_selector(summary, timeout=TIMEOUT_MS)
+    tab.page.wait_for_selector(summary, timeout=NAVIGATION_TIMEOUT_MS)
     tab.page.wait_for_function(
         f"() => !document.querySelector('{summary}').textContent.includes('Preparing')"
     )
@@ -384,7 +383,7 @@ def test_search_finds_every_page_by_its_title(tab: Visit, toc: list[tuple[str, s
     it for ``search.html?q=`` (test_search_box_submits_a_query opens such a URL from the search
     box): one page load, not one per title."""
     tab.page.goto(tab.url("search.html"))
-    tab.page.wait_for_function("() => Search.hasIndex()", timeout=TIMEOUT_MS)
+    tab.page.wait_for_function("() => Search.hasIndex()", timeout=NAVIGATION_TIMEOUT_MS)
     for path, title in toc:
         hrefs = tab.page.evaluate(_SEARCH, title)
         assert hrefs is not None, f"searching {title!r} did not finish"

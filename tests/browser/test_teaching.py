@@ -19,7 +19,6 @@ from moelaws import papers as registry
 
 PAGES = built_pages()
 CHAPTERS = [p for p in PAGES if p.startswith("notebooks/")]
-TIMEOUT_MS = NAVIGATION_TIMEOUT_MS
 
 
 def _exercise_count(path: str) -> int:
@@ -38,7 +37,7 @@ def test_download_exercises_link_serves_the_student_edition(path: str,
     link = page.locator("a.btn-download-exercises-button")
     assert link.count() == 1, f"{path}: no 'Download exercises (.ipynb)' entry"
     page.locator(".dropdown-download-buttons > button").click()  # open the download menu
-    link.wait_for(state="visible", timeout=TIMEOUT_MS)
+    link.wait_for(state="visible", timeout=NAVIGATION_TIMEOUT_MS)
     assert link.inner_text().strip() == "Download exercises (.ipynb)"
     href = link.get_attribute("href") or ""
     assert href.endswith(path.replace(".html", ".exercises.ipynb")), href
@@ -79,7 +78,7 @@ def test_exercises_are_numbered_and_solutions_collapsed(path: str, book_pages: B
     else:
         first.locator(".admonition-title").click(position={"x": 4, "y": 4})
     first.locator(":scope > :not(.admonition-title)").first.wait_for(
-        state="visible", timeout=TIMEOUT_MS
+        state="visible", timeout=NAVIGATION_TIMEOUT_MS
     )
     assert not tab.problems(), tab.problems()
 
@@ -119,7 +118,7 @@ def test_notation_page_has_the_symbol_table_and_glossary(path: str,
     assert page.locator("table#notation-papers tbody tr").count() == rows.count()
     page.wait_for_function(
         "() => document.querySelectorAll('table.moelaws-notation mjx-container').length > 80",
-        timeout=TIMEOUT_MS,
+        timeout=NAVIGATION_TIMEOUT_MS,
     )
     terms = page.locator("dl.glossary dt").all_inner_texts()
     for term in ("activation ratio", "granularity", "efficiency leverage", "shared expert"):
