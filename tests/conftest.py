@@ -81,6 +81,15 @@ def fresh_env(fresh_dir: Path) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
+def lab_runs() -> dict[str, dict[str, Any]]:
+    """What each chapter's download did when it ran in JupyterLab in this session, by the
+    download's file name (tests/browser/test_live_lab.py fills it): ``code`` cells, of which
+    ``executed``, and its ``errors`` and ``stderr`` outputs. tests/test_downloads.py reads it
+    for the student editions that run as their chapter's first cells."""
+    return {}
+
+
+@pytest.fixture(scope="session")
 def reader_env(fresh_env: Any) -> Iterator[Any]:
     """The fresh environment once a download's set-up cell installed moelaws there, the
     downloads that are not chapters running headless beside the rest of the session

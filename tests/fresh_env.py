@@ -8,13 +8,16 @@ kernel ``moelaws-fresh``; the set-up cell's requirement (``moelaws[notebook] @
 git+<repository>@<commit>``) is pointed at a copy of this checkout's package and pip is
 constrained to ``requirements.txt`` (so torch stays the local 2.13.0 wheel); nothing else
 changes. ``tests/test_downloads.py`` checks that the set-up cell installs the package there and
-runs every other download (the student editions, the reproducibility page) headless
-(nbclient); ``tests/browser/test_live_lab.py`` runs every chapter's download in JupyterLab on
-that same kernel, so each chapter is executed once, in the reader's environment and front end.
+runs every other download (the reproducibility page, a student edition) headless (nbclient);
+``tests/browser/test_live_lab.py`` runs every chapter's download in JupyterLab on that same
+kernel, so each chapter is executed once, in the reader's environment and front end. A student
+edition whose code is its chapter's first code cells (:func:`prefix_mismatch`) is not run again:
+the chapter's run from a fresh kernel has run exactly that code, in that order, first.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -25,11 +28,13 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from book_extensions import load_extension
 
 from moelaws.notebook_export import EXTRA, SETUP_TAG
+from moelaws.teaching.student import STUB_TAG
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = Path(os.environ.get("MOELAWS_BOOK_HTML", ROOT / "_build" / "html")) / "_sources"
@@ -38,8 +43,60 @@ STUDENT_SUFFIX = ".exercises.ipynb"
 CHAPTER_DOWNLOADS = [p for p in DOWNLOADS if p.parent.name == "notebooks"
                      and not p.name.endswith(STUDENT_SUFFIX)]
 """The chapters' downloads: tests/browser/test_live_lab.py runs them in JupyterLab."""
-HEADLESS_DOWNLOADS = [p for p in DOWNLOADS if p not in CHAPTER_DOWNLOADS]
-"""Every other download (the student editions, the reproducibility page): run with nbclient."""
+STUDENT_EDITIONS = [p for p in DOWNLOADS if p.name.endswith(STUDENT_SUFFIX)]
+
+
+def chapter_of(student: Path) -> Path:
+    """The chapter download a student edition was made from."""
+    return student.with_name(student.name.removesuffix(STUDENT_SUFFIX) + ".ipynb")
+
+
+def _is_comment_only(source: str) -> bool:
+    return not ast.parse(source).body
+
+
+def prefix_mismatch(student: dict[str, Any], chapter: dict[str, Any]) -> str:
+    """Why the student edition's code is not its chapter's first code cells; empty when it is.
+
+    It is when the student edition's code cells, its answer stubs aside (tag ``answer``,
+    comments only: :mod:`moelaws.teaching.student`), are the chapter's first code cells in the
+    same order, source for source, on the same kernel. Running the chapter from a fresh kernel
+    then runs the student edition's whole code first, as the student edition itself would.
+    Exercises with a starter cell after an earlier exercise's solution make it differ."""
+    if student["metadata"].get("kernelspec") != chapter["metadata"].get("kernelspec"):
+        return "the kernels differ"
+    code = []
+    for index, cell in enumerate(student["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        if STUB_TAG in cell["metadata"].get("tags", []):
+            if not _is_comment_only(source):
+                return f"cell {index}, an answer stub, holds code: {source[:80]!r}"
+            continue
+        code.append(source)
+    ours = ["".join(c["source"]) for c in chapter["cells"] if c["cell_type"] == "code"]
+    for number, (source, theirs) in enumerate(zip(code, ours, strict=False)):
+        if source != theirs:
+            return f"its code cell {number} is not the chapter's: {source[:80]!r}"
+    if len(code) > len(ours):
+        return f"{len(code)} code cells against the chapter's {len(ours)}"
+    return ""
+
+
+def _read(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+STUDENT_EDITIONS_RUN_BY_CHAPTER = [
+    p for p in STUDENT_EDITIONS
+    if chapter_of(p) in CHAPTER_DOWNLOADS and not prefix_mismatch(_read(p), _read(chapter_of(p)))]
+"""Student editions whose code is their chapter's first code cells (:func:`prefix_mismatch`):
+the chapter's run in JupyterLab, from a fresh kernel, runs them (tests/test_downloads.py)."""
+HEADLESS_DOWNLOADS = [p for p in DOWNLOADS
+                      if p not in CHAPTER_DOWNLOADS and p not in STUDENT_EDITIONS_RUN_BY_CHAPTER]
+"""Every other download (the reproducibility page, any other student edition): run with
+nbclient."""
 KERNEL = "moelaws-fresh"
 REQUIREMENT = re.compile(r'package = "moelaws\[notebook\] @ git\+https://github\.com/[^"@]+@[^"]+"')
 CONSTRAINTS = ROOT / "requirements.txt"

@@ -12,8 +12,14 @@ changes. Any error in any cell, and any stderr output (a warning, pip's included
 
 Each chapter's download is executed once, by tests/browser/test_live_lab.py: it runs in
 JupyterLab on this same kernel (Run All), where its errors, stderr, charts and widgets are
-checked. Every other download (each student edition, the reproducibility page) runs here,
-headless (nbclient), in the background while the chapters run in JupyterLab. The book build
+checked. A student edition whose code cells, its answer stubs (comments) aside, are its
+chapter's first code cells is run by that same run: from a fresh kernel, the chapter's run
+executes the student edition's code, in its order, before anything else, so running it again
+here would run the same cells a second time (``fresh_env.prefix_mismatch``; where the chapter
+did not run in JupyterLab in this session, or failed there, it runs here). Every other download
+(the reproducibility page, a student edition with a starter cell after an earlier exercise's
+solution) runs here, headless (nbclient), in the background while the chapters run in
+JupyterLab. The book build
 has executed every chapter in ``.venv`` already (and fails on an error). ``make live`` (part
 of ``make test``) runs both files in one session after the book build; without
 ``MOELAWS_DOWNLOAD_TESTS=1`` they are skipped, and with it a missing book is a failure.
@@ -21,6 +27,7 @@ of ``make test``) runs both files in one session after the book build; without
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -32,7 +39,12 @@ from fresh_env import (
     HEADLESS_DOWNLOADS,
     ROOT,
     SOURCES,
+    STUDENT_EDITIONS,
+    STUDENT_EDITIONS_RUN_BY_CHAPTER,
     STUDENT_SUFFIX,
+    chapter_of,
+    prefix_mismatch,
+    run_download_headless,
 )
 
 ENABLED = os.environ.get("MOELAWS_DOWNLOAD_TESTS") == "1"
@@ -46,9 +58,11 @@ pytestmark = [
 def test_the_book_has_downloads() -> None:
     assert DOWNLOADS, f"no notebooks under {SOURCES}: build the book first (make book)"
     chapters = {p.name.removesuffix(".ipynb") for p in CHAPTER_DOWNLOADS}
-    students = {p.name.removesuffix(STUDENT_SUFFIX) for p in HEADLESS_DOWNLOADS
-                if p.name.endswith(STUDENT_SUFFIX)}
+    students = {p.name.removesuffix(STUDENT_SUFFIX) for p in STUDENT_EDITIONS}
     assert chapters and chapters == students, (chapters, students)
+    run_here = [p for p in STUDENT_EDITIONS if p in HEADLESS_DOWNLOADS]
+    assert sorted(run_here + STUDENT_EDITIONS_RUN_BY_CHAPTER) == sorted(STUDENT_EDITIONS)
+    assert not set(run_here) & set(STUDENT_EDITIONS_RUN_BY_CHAPTER)
 
 
 def test_every_chapter_download_runs_in_jupyterlab() -> None:
@@ -68,3 +82,21 @@ def test_download_runs_top_to_bottom_in_the_fresh_kernel(path: Path, reader_env:
     assert reader_env.importable_after, "the set-up cell did not install moelaws"
     stderr = reader_env.headless_result(path)
     assert not stderr, f"{path.name} wrote to stderr:\n" + "\n".join(stderr)
+
+
+@pytest.mark.parametrize("path", STUDENT_EDITIONS_RUN_BY_CHAPTER, ids=lambda p: p.name)
+def test_student_edition_ran_as_its_chapters_first_cells(
+        path: Path, reader_env: Any, lab_runs: dict[str, dict[str, Any]]) -> None:
+    """The chapter's run in JupyterLab (earlier in this session) executed every code cell of
+    the student edition, in its order, from a fresh kernel in this environment, before its own
+    solutions: every cell executed, no error, no stderr. Without that run, it runs here."""
+    chapter = chapter_of(path)
+    assert not prefix_mismatch(json.loads(path.read_text(encoding="utf-8")),
+                               json.loads(chapter.read_text(encoding="utf-8")))
+    run = lab_runs.get(chapter.name)
+    ran_there = run is not None and not run["errors"] and not run["stderr"] and (
+        run["executed"] == run["code"])
+    if not ran_there:
+        assert reader_env.importable_after, "the set-up cell did not install moelaws"
+        stderr = run_download_headless(path, reader_env.fresh)
+        assert not stderr, f"{path.name} wrote to stderr:\n" + "\n".join(stderr)

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
-from fresh_env import HEADLESS_NICENESS, run_below
+import jupytext
+import nbformat
+import pytest
+from fresh_env import HEADLESS_NICENESS, prefix_mismatch, run_below
+
+from moelaws.teaching.exercises import find_exercises
+from moelaws.teaching.student import STARTER_TAG, student_notebook
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = sorted((ROOT / "notebooks").glob("*.md"))
 
 
 def _niceness_of_a_child() -> int:
@@ -33,3 +44,48 @@ def test_headless_kernels_start_below_the_session() -> None:
     expected = min(here + HEADLESS_NICENESS, 19)
     assert plain == in_loop == expected, (here, plain, in_loop)
     assert _niceness_of_a_child() == here
+
+
+@pytest.fixture(scope="module")
+def chapter() -> nbformat.NotebookNode:
+    return jupytext.read(CHAPTERS[0])
+
+
+def test_a_student_edition_is_the_start_of_its_chapter(chapter: nbformat.NotebookNode) -> None:
+    """As :mod:`moelaws.teaching.student` makes it from a chapter whose starter cells come
+    before any solution, its code cells (stubs aside) are the chapter's first code cells."""
+    student = student_notebook(chapter)
+    assert prefix_mismatch(student, chapter) == ""
+    stubs = [c for c in student.cells if "answer" in c.metadata.get("tags", [])]
+    assert stubs and all(c.source.lstrip().startswith("#") for c in stubs)
+
+
+def test_a_starter_cell_after_a_solution_is_not_the_start_of_its_chapter(
+        chapter: nbformat.NotebookNode) -> None:
+    """The student edition runs that starter without the solution before it: it must run."""
+    exercises = find_exercises(chapter)
+    assert len(exercises) >= 2
+    second = exercises[1]
+    edited = copy.deepcopy(chapter)
+    starter = nbformat.v4.new_code_cell("given = 1\n", metadata={"tags": [STARTER_TAG]})
+    edited.cells.insert(second.end_cell + 1, starter)
+    student = student_notebook(edited)
+    assert "given = 1" in "".join(c.source for c in student.cells)
+    assert "is not the chapter's" in prefix_mismatch(student, edited)
+
+
+@pytest.mark.parametrize("change", ["stub code", "kernel", "extra cell", "edited cell"])
+def test_what_makes_a_student_edition_differ_from_its_chapter(
+        chapter: nbformat.NotebookNode, change: str) -> None:
+    student = student_notebook(chapter)
+    code = [c for c in student.cells if c.cell_type == "code"]
+    if change == "stub code":
+        stub = next(c for c in code if "answer" in c.metadata.get("tags", []))
+        stub.source += "x = 1\n"
+    elif change == "kernel":
+        student.metadata["kernelspec"] = {"name": "other", "display_name": "Other"}
+    elif change == "extra cell":
+        student.cells.append(nbformat.v4.new_code_cell("x = 1\n"))
+    else:
+        code[1].source += "\n"
+    assert prefix_mismatch(student, chapter)

@@ -157,9 +157,11 @@ def _judge_dialogs(name: str, dialogs: list[str]) -> list[str]:
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_download_runs_live_in_jupyterlab(lab_tab: Any, reader_env: Any,
+                                                  lab_runs: dict[str, dict[str, Any]],
                                                   git_status_before: str, chapter: str) -> None:
     """The chapter's download, in a folder outside the repository, on the fresh environment's
-    kernel (tests/fresh_env.py): this is the run tests/test_downloads.py counts on."""
+    kernel (tests/fresh_env.py): this is the run tests/test_downloads.py counts on, for the
+    chapter and for a student edition whose code is the chapter's first cells (``lab_runs``)."""
     page = lab_tab.page
     dialogs: list[str] = []
     download = next(p for p in CHAPTER_DOWNLOADS if p.name == f"{chapter}.ipynb")
@@ -171,6 +173,7 @@ def test_chapter_download_runs_live_in_jupyterlab(lab_tab: Any, reader_env: Any,
     assert info["kernel"] == KERNEL, f"{chapter} opened on kernel {info['kernel']!r}"
     try:
         outputs = _run_all(page)
+        lab_runs[download.name] = outputs
         drawn = settle_charts(page, outputs)
         problems = _output_problems(outputs, drawn)
         page.evaluate(CONTROLS)
