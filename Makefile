@@ -132,9 +132,10 @@ nbval: venv
 # which a download's set-up cell installs moelaws (tests/fresh_env.py); every chapter's download
 # then runs in JupyterLab on that kernel, from a folder outside the repository
 # (tests/browser/test_live_lab.py: errors, stderr, charts, widgets, saving), which also runs
-# each student edition whose code is the chapter's first cells; the reproducibility page and
-# any other student edition run headless beside it (tests/test_downloads.py); plus a chapter's
-# .md saved from JupyterLab and chapter 0 in Notebook 7. Each chapter is executed once here.
+# the code of each student edition whose code is the chapter's first cells; the reproducibility
+# page and any other student edition run headless beside it (tests/test_downloads.py); plus a
+# chapter's .md saved from JupyterLab and chapter 0 in Notebook 7. Each chapter is executed
+# once here.
 live: $(BOOK_DEP) chromium
 	MOELAWS_DOWNLOAD_TESTS=1 MOELAWS_BROWSER_TESTS=1 CHROMIUM=$(CHROMIUM) \
 	  OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \

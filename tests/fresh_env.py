@@ -52,7 +52,10 @@ def chapter_of(student: Path) -> Path:
 
 
 def _is_comment_only(source: str) -> bool:
-    return not ast.parse(source).body
+    try:
+        return not ast.parse(source).body
+    except SyntaxError:  # IPython syntax (a magic): not Python, so not only comments
+        return False
 
 
 def prefix_mismatch(student: dict[str, Any], chapter: dict[str, Any]) -> str:
@@ -60,9 +63,10 @@ def prefix_mismatch(student: dict[str, Any], chapter: dict[str, Any]) -> str:
 
     It is when the student edition's code cells, its answer stubs aside (tag ``answer``,
     comments only: :mod:`moelaws.teaching.student`), are the chapter's first code cells in the
-    same order, source for source, on the same kernel. Running the chapter from a fresh kernel
-    then runs the student edition's whole code first, as the student edition itself would.
-    Exercises with a starter cell after an earlier exercise's solution make it differ."""
+    same order, source and metadata (tags such as ``raises-exception``, which nbclient honours)
+    alike, on the same kernel. Running the chapter from a fresh kernel then runs the student
+    edition's whole code first, as the student edition itself would. Any code cell outside
+    the solutions that comes after a solution makes it differ."""
     if student["metadata"].get("kernelspec") != chapter["metadata"].get("kernelspec"):
         return "the kernels differ"
     code = []
@@ -74,25 +78,33 @@ def prefix_mismatch(student: dict[str, Any], chapter: dict[str, Any]) -> str:
             if not _is_comment_only(source):
                 return f"cell {index}, an answer stub, holds code: {source[:80]!r}"
             continue
-        code.append(source)
-    ours = ["".join(c["source"]) for c in chapter["cells"] if c["cell_type"] == "code"]
-    for number, (source, theirs) in enumerate(zip(code, ours, strict=False)):
-        if source != theirs:
-            return f"its code cell {number} is not the chapter's: {source[:80]!r}"
+        code.append((source, cell["metadata"]))
+    ours = [("".join(c["source"]), c["metadata"]) for c in chapter["cells"]
+            if c["cell_type"] == "code"]
     if len(code) > len(ours):
         return f"{len(code)} code cells against the chapter's {len(ours)}"
+    for number, (cell, theirs) in enumerate(zip(code, ours, strict=False)):
+        if cell != theirs:
+            return f"its code cell {number} is not the chapter's: {cell[0][:80]!r}"
     return ""
 
 
-def _read(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
+def _runs_as_chapter_prefix(student: Path) -> bool:
+    """Whether the chapter's run covers the student edition (:func:`prefix_mismatch`); a file
+    that cannot be read as a notebook is not covered, and fails in its own headless run."""
+    chapter = chapter_of(student)
+    if chapter not in CHAPTER_DOWNLOADS:
+        return False
+    try:
+        pair = [json.loads(p.read_text(encoding="utf-8")) for p in (student, chapter)]
+        return not prefix_mismatch(*pair)
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
-STUDENT_EDITIONS_RUN_BY_CHAPTER = [
-    p for p in STUDENT_EDITIONS
-    if chapter_of(p) in CHAPTER_DOWNLOADS and not prefix_mismatch(_read(p), _read(chapter_of(p)))]
+STUDENT_EDITIONS_RUN_BY_CHAPTER = [p for p in STUDENT_EDITIONS if _runs_as_chapter_prefix(p)]
 """Student editions whose code is their chapter's first code cells (:func:`prefix_mismatch`):
-the chapter's run in JupyterLab, from a fresh kernel, runs them (tests/test_downloads.py)."""
+the chapter's run in JupyterLab, from a fresh kernel, runs their code (tests/test_downloads.py)."""
 HEADLESS_DOWNLOADS = [p for p in DOWNLOADS
                       if p not in CHAPTER_DOWNLOADS and p not in STUDENT_EDITIONS_RUN_BY_CHAPTER]
 """Every other download (the reproducibility page, any other student edition): run with

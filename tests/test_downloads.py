@@ -16,10 +16,10 @@ checked. A student edition whose code cells, its answer stubs (comments) aside, 
 chapter's first code cells is run by that same run: from a fresh kernel, the chapter's run
 executes the student edition's code, in its order, before anything else, so running it again
 here would run the same cells a second time (``fresh_env.prefix_mismatch``; where the chapter
-did not run in JupyterLab in this session, or failed there, it runs here). Every other download
-(the reproducibility page, a student edition with a starter cell after an earlier exercise's
-solution) runs here, headless (nbclient), in the background while the chapters run in
-JupyterLab. The book build
+did not run in JupyterLab in this session, or failed there, it runs here, after the chapters,
+with a warning). Every other download (the reproducibility page, a student edition with code
+outside the solutions after a solution) runs here, headless (nbclient), in the background
+while the chapters run in JupyterLab. The book build
 has executed every chapter in ``.venv`` already (and fails on an error). ``make live`` (part
 of ``make test``) runs both files in one session after the book build; without
 ``MOELAWS_DOWNLOAD_TESTS=1`` they are skipped, and with it a missing book is a failure.
@@ -27,8 +27,8 @@ of ``make test``) runs both files in one session after the book build; without
 
 from __future__ import annotations
 
-import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,6 @@ from fresh_env import (
     STUDENT_EDITIONS_RUN_BY_CHAPTER,
     STUDENT_SUFFIX,
     chapter_of,
-    prefix_mismatch,
     run_download_headless,
 )
 
@@ -60,9 +59,6 @@ def test_the_book_has_downloads() -> None:
     chapters = {p.name.removesuffix(".ipynb") for p in CHAPTER_DOWNLOADS}
     students = {p.name.removesuffix(STUDENT_SUFFIX) for p in STUDENT_EDITIONS}
     assert chapters and chapters == students, (chapters, students)
-    run_here = [p for p in STUDENT_EDITIONS if p in HEADLESS_DOWNLOADS]
-    assert sorted(run_here + STUDENT_EDITIONS_RUN_BY_CHAPTER) == sorted(STUDENT_EDITIONS)
-    assert not set(run_here) & set(STUDENT_EDITIONS_RUN_BY_CHAPTER)
 
 
 def test_every_chapter_download_runs_in_jupyterlab() -> None:
@@ -91,12 +87,13 @@ def test_student_edition_ran_as_its_chapters_first_cells(
     the student edition, in its order, from a fresh kernel in this environment, before its own
     solutions: every cell executed, no error, no stderr. Without that run, it runs here."""
     chapter = chapter_of(path)
-    assert not prefix_mismatch(json.loads(path.read_text(encoding="utf-8")),
-                               json.loads(chapter.read_text(encoding="utf-8")))
     run = lab_runs.get(chapter.name)
     ran_there = run is not None and not run["errors"] and not run["stderr"] and (
         run["executed"] == run["code"])
     if not ran_there:
+        warnings.warn(f"{path.name} runs headless here: its chapter "
+                      + ("did not run in JupyterLab in this session" if run is None
+                         else "did not run cleanly in JupyterLab"), stacklevel=1)
         assert reader_env.importable_after, "the set-up cell did not install moelaws"
         stderr = run_download_headless(path, reader_env.fresh)
         assert not stderr, f"{path.name} wrote to stderr:\n" + "\n".join(stderr)

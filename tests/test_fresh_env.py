@@ -74,18 +74,36 @@ def test_a_starter_cell_after_a_solution_is_not_the_start_of_its_chapter(
     assert "is not the chapter's" in prefix_mismatch(student, edited)
 
 
-@pytest.mark.parametrize("change", ["stub code", "kernel", "extra cell", "edited cell"])
+@pytest.mark.parametrize("change", ["stub code", "stub magic", "kernel", "extra cell",
+                                    "first cell", "edited cell", "cell tags"])
 def test_what_makes_a_student_edition_differ_from_its_chapter(
         chapter: nbformat.NotebookNode, change: str) -> None:
     student = student_notebook(chapter)
     code = [c for c in student.cells if c.cell_type == "code"]
+    stub = next(c for c in code if "answer" in c.metadata.get("tags", []))
     if change == "stub code":
-        stub = next(c for c in code if "answer" in c.metadata.get("tags", []))
         stub.source += "x = 1\n"
+    elif change == "stub magic":
+        stub.source += "%timeit 1\n"
     elif change == "kernel":
         student.metadata["kernelspec"] = {"name": "other", "display_name": "Other"}
     elif change == "extra cell":
         student.cells.append(nbformat.v4.new_code_cell("x = 1\n"))
-    else:
+    elif change == "first cell":
+        code[0].source += "\n"
+    elif change == "edited cell":
         code[1].source += "\n"
+    else:
+        code[1].metadata.setdefault("tags", []).append("raises-exception")
     assert prefix_mismatch(student, chapter)
+
+
+def test_a_student_edition_longer_than_its_chapter_is_not_its_start(
+        chapter: nbformat.NotebookNode) -> None:
+    """The chapter's code ends where the student edition's would go on: not covered."""
+    student = student_notebook(chapter)
+    shortest = copy.deepcopy(student)
+    shortest.cells = [c for c in student.cells if "answer" not in c.metadata.get("tags", [])]
+    assert prefix_mismatch(student, shortest) == ""
+    student.cells.append(nbformat.v4.new_code_cell("x = 1\n"))
+    assert "code cells against the chapter's" in prefix_mismatch(student, shortest)
