@@ -111,8 +111,10 @@ bench: venv
 	  "$$(( $$(date +%s) - start ))" --note "$$(tail -1 _build/bench.txt)"
 
 # The browser tests need a built book and Chromium: `make browser` runs them.
-# BELOW: a command prefix for a stage that yields the CPU to the others (`make test`).
+# BELOW: a command prefix for a stage that yields the CPU to the others (`make test`);
+# PAGES_BELOW, the same for the pages' tests, which yield less.
 BELOW ?=
+PAGES_BELOW ?=
 unit: venv
 	$(BELOW) $(BIN)/python -m pytest -q -p no:cacheprovider --ignore=tests/browser tests
 
@@ -168,7 +170,7 @@ chromium:
 pages: $(BOOK_DEP) chromium
 	rm -rf _build/screenshots
 	MOELAWS_BROWSER_TESTS=1 CHROMIUM=$(CHROMIUM) MOELAWS_JB_FLAGS="$(JB_FLAGS)" \
-	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser \
+	  $(PAGES_BELOW) $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser \
 	  --ignore=tests/browser/test_live_lab.py
 
 browser: pages live
@@ -189,16 +191,17 @@ screenshots: $(BOOK_DEP) chromium
 # tests from the start, beside the book build; the reader's stage (`live`: the chapters in
 # JupyterLab and the student editions, in one fresh environment), the longest, as soon as the
 # book is built; the static pages' browser tests when a core is free. --output-sync prints each
-# stage's output whole, when it ends. The unit tests run at a lower CPU priority (nice): the book
-# build, the longest path's first stage, takes the CPU when it needs it. The pages' tests keep the
-# normal one.
+# stage's output whole, when it ends. The unit tests run at a lower CPU priority (nice 10): the
+# book build, the longest path's first stage, takes the CPU when it needs it. The pages' tests,
+# beside the reader's stage (the longest path's second), run at nice 5: at nice 10 they were once
+# starved (650c8a5), at the normal priority the reader's stage ended about 45 s after them.
 TEST_JOBS ?= 2
 test: venv vendor chromium
 	@mkdir -p _build && date +%s > _build/.test-started
 	$(MAKE) --no-print-directory lint
 	@echo "make test: unit tests, book build, reader's stage, pages ($(TEST_JOBS) at a time; output when each ends)"
 	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target unit live pages FRESH=1 \
-	  BELOW="nice -n 10"
+	  BELOW="nice -n 10" PAGES_BELOW="nice -n 5"
 	@$(BIN)/python book/_ext/moelaws_execution.py _build/timing.json --record "make test" \
 	  "$$(( $$(date +%s) - $$(cat _build/.test-started) ))" \
 	  --note "ruff, unit tests, book build, reader's stage and pages; set-up not counted"

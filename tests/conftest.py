@@ -91,15 +91,16 @@ def lab_runs() -> dict[str, dict[str, Any]]:
 
 @pytest.fixture(scope="session")
 def reader_env(fresh_env: Any) -> Iterator[Any]:
-    """The fresh environment once a download's set-up cell installed moelaws there, the
-    downloads that are not chapters running headless beside the rest of the session
-    (tests/test_downloads.py checks them; tests/browser/test_live_lab.py runs the chapters in
-    JupyterLab meanwhile)."""
+    """The fresh environment with a download's set-up cell installing moelaws there in the
+    background (``importable_after`` waits for it), then the downloads that are not chapters
+    running headless beside the rest of the session (tests/test_downloads.py checks them;
+    tests/browser/test_live_lab.py runs the chapters in JupyterLab meanwhile)."""
     from fresh_env import run_below, start_reader_env
 
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="headless",
-                            initializer=run_below) as pool:
-        reader = start_reader_env(fresh_env, pool)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="setup") as setup_pool, \
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="headless",
+                               initializer=run_below) as pool:
+        reader = start_reader_env(fresh_env, setup_pool, pool)
         try:
             yield reader
         finally:

@@ -242,14 +242,20 @@ def run_headless(notebook: nbformat.NotebookNode, folder: Path) -> None:
 
 @dataclass
 class ReaderEnv:
-    """The fresh environment after a download's set-up cell ran in it, and the headless
-    downloads running in the background (one at a time, beside whatever the session does next).
-    """
+    """The fresh environment, a download's set-up cell running in it (``setup``: whether
+    moelaws is importable once it ran), and the headless downloads queued after it (one at a
+    time, beside whatever the session does meanwhile)."""
 
     fresh: FreshEnv
     importable_before: bool
-    importable_after: bool
+    setup: Future
     headless: dict[Path, Future] = field(default_factory=dict)
+
+    @property
+    def importable_after(self) -> bool:
+        """Whether moelaws is importable after the set-up cell ran: waits for it to end (its
+        error, if it failed, is raised here)."""
+        return self.setup.result()
 
     def headless_result(self, download: Path) -> list[str]:
         """Wait for one headless download's run; its stderr outputs (an error raises)."""
@@ -278,16 +284,29 @@ def run_below() -> None:
     os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + HEADLESS_NICENESS)
 
 
-def start_reader_env(fresh: FreshEnv, pool: ThreadPoolExecutor) -> ReaderEnv:
-    """Run the first download's set-up cell alone in the fresh kernel (it installs moelaws),
-    then queue every headless download on ``pool``."""
-    assert CHAPTER_DOWNLOADS, f"no notebooks under {SOURCES}: build the book first (make book)"
-    before = fresh.importable()
+def run_setup_cell(fresh: FreshEnv) -> bool:
+    """Run the first download's set-up cell alone in the fresh kernel (it installs moelaws);
+    whether moelaws is importable afterwards."""
     first = nbformat.read(CHAPTER_DOWNLOADS[0], as_version=4)
     setup = pointed_at(first, fresh.package).cells[0]
     run_headless(nbformat.v4.new_notebook(cells=[setup]), fresh.where / "setup")
-    reader = ReaderEnv(fresh, before, fresh.importable())
-    if reader.importable_after:
-        for download in HEADLESS_DOWNLOADS:
-            reader.headless[download] = pool.submit(run_download_headless, download, fresh)
+    return fresh.importable()
+
+
+def _after_setup(reader: ReaderEnv, download: Path) -> list[str]:
+    if not reader.importable_after:
+        raise RuntimeError(f"{download.name} not run: the set-up cell did not install moelaws")
+    return run_download_headless(download, reader.fresh)
+
+
+def start_reader_env(fresh: FreshEnv, setup_pool: ThreadPoolExecutor,
+                     pool: ThreadPoolExecutor) -> ReaderEnv:
+    """Start the set-up cell on ``setup_pool`` and queue every headless download on ``pool``,
+    each to start once the set-up cell has ended: the session goes on meanwhile (JupyterLab's
+    tab loads while pip installs), and what needs moelaws in the fresh kernel waits for
+    :attr:`ReaderEnv.importable_after`."""
+    assert CHAPTER_DOWNLOADS, f"no notebooks under {SOURCES}: build the book first (make book)"
+    reader = ReaderEnv(fresh, fresh.importable(), setup_pool.submit(run_setup_cell, fresh))
+    for download in HEADLESS_DOWNLOADS:
+        reader.headless[download] = pool.submit(_after_setup, reader, download)
     return reader

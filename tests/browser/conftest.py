@@ -125,8 +125,8 @@ def lab_server(git_status_before: str, fresh_dir: Path, request: pytest.FixtureR
                tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One JupyterLab for the session (lab_client.py), on the chapters' generated copies and on
     the reader's copies of the downloads with the fresh environment's kernel (tests/
-    fresh_env.py). The fresh environment is made, and a download's set-up cell installs moelaws
-    there, while JupyterLab starts."""
+    fresh_env.py). The fresh environment is made while JupyterLab starts; a download's set-up
+    cell then installs moelaws there in the background, while the tab loads (``reader_env``)."""
     from fresh_env import jupyter_path, readers
     from lab_client import launch_server, link_readers, prepare_copies, wait_until_ready
 

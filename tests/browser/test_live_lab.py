@@ -162,6 +162,7 @@ def test_chapter_download_runs_live_in_jupyterlab(lab_tab: Any, reader_env: Any,
     """The chapter's download, in a folder outside the repository, on the fresh environment's
     kernel (tests/fresh_env.py): this is the run tests/test_downloads.py counts on, for the
     chapter and for a student edition whose code is the chapter's first cells (``lab_runs``)."""
+    assert reader_env.importable_after, "the set-up cell did not install moelaws"
     page = lab_tab.page
     dialogs: list[str] = []
     download = next(p for p in CHAPTER_DOWNLOADS if p.name == f"{chapter}.ipynb")
