@@ -104,4 +104,5 @@ def reader_env(fresh_env: Any) -> Iterator[Any]:
         try:
             yield reader
         finally:
+            reader.stopping.set()
             pool.shutdown(wait=True, cancel_futures=True)

@@ -250,11 +250,19 @@ class ReaderEnv:
     importable_before: bool
     setup: Future
     headless: dict[Path, Future] = field(default_factory=dict)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    """Set when the session ends: a headless download still waiting for the set-up cell then
+    does not start."""
 
     @property
     def importable_after(self) -> bool:
-        """Whether moelaws is importable after the set-up cell ran: waits for it to end (its
-        error, if it failed, is raised here)."""
+        """Whether moelaws is importable after the set-up cell ran: waits for it to end. If it
+        failed, a RuntimeError names its error (a new one each time: the stored error, raised
+        again by every test, would carry every earlier test's frames)."""
+        error = self.setup.exception()
+        if error is not None:
+            raise RuntimeError(f"the set-up cell failed: {type(error).__name__}: "
+                               f"{str(error)[:2000]}")
         return self.setup.result()
 
     def headless_result(self, download: Path) -> list[str]:
@@ -294,6 +302,11 @@ def run_setup_cell(fresh: FreshEnv) -> bool:
 
 
 def _after_setup(reader: ReaderEnv, download: Path) -> list[str]:
+    while not reader.setup.done():
+        if reader.stopping.wait(0.5):
+            break
+    if reader.stopping.is_set():
+        raise RuntimeError(f"{download.name} not run: the session ended first")
     if not reader.importable_after:
         raise RuntimeError(f"{download.name} not run: the set-up cell did not install moelaws")
     return run_download_headless(download, reader.fresh)

@@ -6,9 +6,14 @@ import asyncio
 import copy
 import os
 import subprocess
+import threading
+import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
+import fresh_env
 import jupytext
 import nbformat
 import pytest
@@ -107,3 +112,74 @@ def test_a_student_edition_longer_than_its_chapter_is_not_its_start(
     assert prefix_mismatch(student, shortest) == ""
     student.cells.append(nbformat.v4.new_code_cell("x = 1\n"))
     assert "code cells against the chapter's" in prefix_mismatch(student, shortest)
+
+
+class _Fresh:
+    def importable(self) -> bool:
+        return False
+
+
+def _reader(monkeypatch: pytest.MonkeyPatch, setup: Any, runs: list[str]) -> Any:
+    """start_reader_env with the set-up cell and the headless run replaced by ``setup`` and a
+    recorder, on two one-thread executors as the ``reader_env`` fixture makes them."""
+    monkeypatch.setattr(fresh_env, "CHAPTER_DOWNLOADS", [Path("chapter.ipynb")])
+    monkeypatch.setattr(fresh_env, "HEADLESS_DOWNLOADS", [Path("a.ipynb"), Path("b.ipynb")])
+    monkeypatch.setattr(fresh_env, "run_setup_cell", lambda fresh: setup())
+    monkeypatch.setattr(fresh_env, "run_download_headless",
+                        lambda download, fresh: runs.append(download.name) or [])
+    return fresh_env.start_reader_env
+
+
+def test_headless_downloads_start_after_the_setup_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs: list[str] = []
+    gate = threading.Event()
+
+    def setup() -> bool:
+        gate.wait(10)
+        runs.append("setup")
+        return True
+
+    start = _reader(monkeypatch, setup, runs)
+    with ThreadPoolExecutor(1) as setup_pool, ThreadPoolExecutor(1) as pool:
+        reader = start(_Fresh(), setup_pool, pool)
+        assert reader.importable_before is False and not reader.setup.done()
+        time.sleep(0.3)
+        assert runs == [], "a headless download started before the set-up cell ended"
+        gate.set()
+        assert reader.importable_after is True
+        assert [reader.headless_result(Path(n)) for n in ("a.ipynb", "b.ipynb")] == [[], []]
+    assert runs == ["setup", "a.ipynb", "b.ipynb"]
+
+
+def test_a_failed_setup_cell_is_reported_to_every_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail() -> bool:
+        raise ValueError("pip failed")
+
+    runs: list[str] = []
+    start = _reader(monkeypatch, fail, runs)
+    with ThreadPoolExecutor(1) as setup_pool, ThreadPoolExecutor(1) as pool:
+        reader = start(_Fresh(), setup_pool, pool)
+        depths = []
+        for _ in range(3):
+            with pytest.raises(RuntimeError, match="set-up cell failed: ValueError: pip failed"):
+                assert reader.importable_after
+            error = reader.setup.exception()
+            depths.append(len(traceback.extract_tb(error.__traceback__)))
+        with pytest.raises(RuntimeError, match="set-up cell failed"):
+            reader.headless_result(Path("a.ipynb"))
+    assert len(set(depths)) == 1, f"the stored error grew: {depths}"
+    assert runs == []
+
+
+def test_an_ended_session_starts_no_waiting_download(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs: list[str] = []
+    gate = threading.Event()
+    start = _reader(monkeypatch, lambda: gate.wait(10), runs)
+    with ThreadPoolExecutor(1) as setup_pool, ThreadPoolExecutor(1) as pool:
+        reader = start(_Fresh(), setup_pool, pool)
+        reader.stopping.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        gate.set()
+    assert runs == []
+    with pytest.raises(RuntimeError, match="session ended first"):
+        reader.headless[Path("a.ipynb")].result()
