@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,14 @@ pytestmark = [
 ]
 
 
+def _assert_runs_clean(path: Path, reader_env: Any, run: Callable[[Path], list[str]]) -> None:
+    """After the set-up cell installed moelaws, ``run(path)`` (the download's headless run,
+    returning its stderr) wrote nothing to stderr; an error in a cell raises from ``run``."""
+    assert reader_env.importable_after, "the set-up cell did not install moelaws"
+    stderr = run(path)
+    assert not stderr, f"{path.name} wrote to stderr:\n" + "\n".join(stderr)
+
+
 def test_the_book_has_downloads() -> None:
     assert DOWNLOADS, f"no notebooks under {SOURCES}: build the book first (make book)"
     chapters = {p.name.removesuffix(".ipynb") for p in CHAPTER_DOWNLOADS}
@@ -75,9 +84,7 @@ def test_the_setup_cell_installs_moelaws_into_a_fresh_kernel(reader_env: Any) ->
 
 @pytest.mark.parametrize("path", HEADLESS_DOWNLOADS, ids=lambda p: p.name)
 def test_download_runs_top_to_bottom_in_the_fresh_kernel(path: Path, reader_env: Any) -> None:
-    assert reader_env.importable_after, "the set-up cell did not install moelaws"
-    stderr = reader_env.headless_result(path)
-    assert not stderr, f"{path.name} wrote to stderr:\n" + "\n".join(stderr)
+    _assert_runs_clean(path, reader_env, reader_env.headless_result)
 
 
 @pytest.mark.parametrize("path", STUDENT_EDITIONS_RUN_BY_CHAPTER, ids=lambda p: p.name)
@@ -94,6 +101,5 @@ def test_student_edition_ran_as_its_chapters_first_cells(
         warnings.warn(f"{path.name} runs headless here: its chapter "
                       + ("did not run in JupyterLab in this session" if run is None
                          else "did not run cleanly in JupyterLab"), stacklevel=1)
-        assert reader_env.importable_after, "the set-up cell did not install moelaws"
-        stderr = run_download_headless(path, reader_env.fresh)
-        assert not stderr, f"{path.name} wrote to stderr:\n" + "\n".join(stderr)
+        _assert_runs_clean(path, reader_env,
+                           lambda p: run_download_headless(p, reader_env.fresh))

@@ -20,7 +20,7 @@ import pytest
 from fresh_env import HEADLESS_NICENESS, prefix_mismatch, run_below
 
 from moelaws.teaching.exercises import find_exercises
-from moelaws.teaching.student import STARTER_TAG, student_notebook
+from moelaws.teaching.student import STARTER_TAG, STUB_TAG, student_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "notebooks").glob("*.md"))
@@ -61,7 +61,7 @@ def test_a_student_edition_is_the_start_of_its_chapter(chapter: nbformat.Noteboo
     before any solution, its code cells (stubs aside) are the chapter's first code cells."""
     student = student_notebook(chapter)
     assert prefix_mismatch(student, chapter) == ""
-    stubs = [c for c in student.cells if "answer" in c.metadata.get("tags", [])]
+    stubs = [c for c in student.cells if STUB_TAG in c.metadata.get("tags", [])]
     assert stubs and all(c.source.lstrip().startswith("#") for c in stubs)
 
 
@@ -85,7 +85,7 @@ def test_what_makes_a_student_edition_differ_from_its_chapter(
         chapter: nbformat.NotebookNode, change: str) -> None:
     student = student_notebook(chapter)
     code = [c for c in student.cells if c.cell_type == "code"]
-    stub = next(c for c in code if "answer" in c.metadata.get("tags", []))
+    stub = next(c for c in code if STUB_TAG in c.metadata.get("tags", []))
     if change == "stub code":
         stub.source += "x = 1\n"
     elif change == "stub magic":
@@ -108,7 +108,7 @@ def test_a_student_edition_longer_than_its_chapter_is_not_its_start(
     """The chapter's code ends where the student edition's would go on: not covered."""
     student = student_notebook(chapter)
     shortest = copy.deepcopy(student)
-    shortest.cells = [c for c in student.cells if "answer" not in c.metadata.get("tags", [])]
+    shortest.cells = [c for c in student.cells if STUB_TAG not in c.metadata.get("tags", [])]
     assert prefix_mismatch(student, shortest) == ""
     student.cells.append(nbformat.v4.new_code_cell("x = 1\n"))
     assert "code cells against the chapter's" in prefix_mismatch(student, shortest)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
+from statsmodels.regression.linear_model import OLS, RegressionResultsWrapper
+from statsmodels.tools.tools import add_constant
 
 SPECS: dict[str, tuple[str, ...]] = {
     "log(N_total) only": ("N_total",),
@@ -91,7 +92,7 @@ class SpecFit:
 
     name: str
     terms: tuple[str, ...]
-    result: sm.regression.linear_model.RegressionResultsWrapper
+    result: RegressionResultsWrapper
 
     @property
     def r2(self) -> float:
@@ -148,8 +149,8 @@ def fit_spec(data: pd.DataFrame, terms: Sequence[str], name: str = "") -> SpecFi
         raise ValueError(f"unknown or empty terms: {list(terms)}")
     if len(feats) <= len(terms) + 1:
         raise ValueError(f"{len(feats)} observations cannot fit {len(terms) + 1} parameters")
-    exog = sm.add_constant(feats[list(terms)], has_constant="add")
-    result = sm.OLS(feats["log_loss"], exog).fit()
+    exog = add_constant(feats[list(terms)], has_constant="add")
+    result = OLS(feats["log_loss"], exog).fit()
     return SpecFit(name or " + ".join(terms), tuple(terms), result)
 
 
