@@ -19,16 +19,16 @@
   (``moelaws_pages_branch``; Colab only opens ``.ipynb`` files, the theme points it at the
   ``.md`` source); the download menu of a page with exercises gains "Download exercises
   (.ipynb)"; the kernel-only notes get the page's launch and download links.
-* Downloads (:func:`_write_downloads`), at the end of an HTML build: beside each
-  chapter's executed notebook with exercises (``_sources/<doc>.ipynb``, written by MyST-NB),
-  :func:`moelaws.teaching.student.student_notebook` writes the student edition
-  ``<doc>.exercises.ipynb`` (solutions removed, an answer cell after each exercise); then every
-  ``_sources/**/*.ipynb`` is rewritten by :func:`moelaws.notebook_export.export_notebook`: plain
-  Markdown that JupyterLab, Notebook 7, VS Code and Colab render (glue values in the prose) and
-  a first cell that installs ``moelaws[notebook]`` from the repository at the commit the book
-  was built from when the kernel lacks it. Then the CSV of every interactive table
-  (:func:`write_downloads`), from the package, not from the execution cache, when a built
-  page links one.
+* Downloads (:func:`_write_downloads`), at the end of an HTML build: each notebook MyST-NB
+  wrote under ``_sources`` (a chapter's executed notebook, ``_sources/<doc>.ipynb``) is read
+  once and rewritten by :func:`moelaws.notebook_export.export_notebook`, and so is, beside a
+  chapter with exercises, its student edition ``<doc>.exercises.ipynb``
+  (:func:`moelaws.teaching.student.student_notebook`: solutions removed, an answer cell after
+  each exercise): plain Markdown that JupyterLab, Notebook 7, VS Code and Colab render (glue
+  values in the prose) and a first cell that installs ``moelaws[notebook]`` from the
+  repository at the commit the book was built from when the kernel lacks it. Then the CSV of
+  every interactive table (:func:`write_downloads`), from the package, not from the execution
+  cache, when a built page links one.
 * No thebe (:func:`_drop_thebe`): Jupyter Book v1 always loads sphinx-thebe, which adds a script
   naming a CDN URL to every page even with ``launch_buttons.thebe: false``; it is dropped.
 
