@@ -19,14 +19,17 @@
   (``moelaws_pages_branch``; Colab only opens ``.ipynb`` files, the theme points it at the
   ``.md`` source); the download menu of a page with exercises gains "Download exercises
   (.ipynb)"; the kernel-only notes get the page's launch and download links.
-* Downloads (:func:`_write_downloads`), at the end of an HTML build: each notebook MyST-NB
-  wrote under ``_sources`` (a chapter's executed notebook, ``_sources/<doc>.ipynb``) is read
-  once and rewritten by :func:`moelaws.notebook_export.export_notebook`, and so is, beside a
-  chapter with exercises, its student edition ``<doc>.exercises.ipynb``
-  (:func:`moelaws.teaching.student.student_notebook`: solutions removed, an answer cell after
-  each exercise): plain Markdown that JupyterLab, Notebook 7, VS Code and Colab render (glue
-  values in the prose) and a first cell that installs ``moelaws[notebook]`` from the
-  repository at the commit the book was built from when the kernel lacks it. Then the CSV of
+* Downloads (:func:`_write_downloads`), at the end of an HTML build: each chapter's executed
+  notebook under ``_sources`` (``_sources/<doc>.ipynb``, copied there by sphinx-book-theme for
+  the pages written in this build) is read once; from it, before its export (which turns the
+  exercise markers into plain headings), :func:`moelaws.teaching.student.student_notebook`
+  makes the student edition ``<doc>.exercises.ipynb`` (solutions removed, an answer cell after
+  each exercise); both are written once, as :func:`moelaws.notebook_export.export_notebook`
+  makes them: plain Markdown that JupyterLab, Notebook 7, VS Code and Colab render (glue values
+  in the prose) and a first cell that installs ``moelaws[notebook]`` from the repository at the
+  commit the book was built from when the kernel lacks it. A page not written again by an
+  incremental build keeps its earlier export, which has no exercise markers left: its student
+  edition from that build is exported again, so both name this build's commit. Then the CSV of
   every interactive table (:func:`write_downloads`), from the package, not from the execution
   cache, when a built page links one.
 * No thebe (:func:`_drop_thebe`): Jupyter Book v1 always loads sphinx-thebe, which adds a script
@@ -252,14 +255,17 @@ def _write_downloads(app: Any, exception: Exception | None) -> None:
     for bibfile in app.config.bibtex_bibfiles:
         bib.update(bib_labels(Path(app.srcdir, bibfile)))
     titles = {doc.rsplit("/", 1)[-1]: title.astext() for doc, title in app.env.titles.items()}
-    # Each notebook MyST-NB wrote is read once; it and its student edition (made from it, not
-    # from its export) are each exported and written once: reading and writing an executed
-    # notebook costs about 0.13 CPU-seconds each, on the book build's longest path.
+    # Each chapter's notebook is read once; it and its student edition (made from it, not from
+    # its export) are each exported and written once: reading and writing an executed notebook
+    # costs about 0.13 CPU-seconds each, on the book build's longest path.
     for path in sorted(p for p in sources.rglob("*.ipynb") if not p.name.endswith(SUFFIX)):
         notebook = nbformat.read(path, as_version=4)
         editions = {path: notebook}
+        student = path.with_name(path.stem + SUFFIX)
         if find_exercises(notebook):
-            editions[path.with_name(path.stem + SUFFIX)] = student_notebook(notebook)
+            editions[student] = student_notebook(notebook)
+        elif student.is_file():
+            editions[student] = nbformat.read(student, as_version=4)
         glue = GlueStore(executed / path.relative_to(sources).parent, path.stem)
         for target, edition in editions.items():
             nbformat.write(export_notebook(edition, glue, setup_cell=cell, bib=bib,
