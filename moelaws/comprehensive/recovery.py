@@ -238,9 +238,10 @@ OPTIONS: dict[str, float] = {"gtol": 1e-12, "ftol": 1e-15, "maxiter": 20_000, "m
 """L-BFGS-B options. SciPy's defaults (``gtol = 1e-5``, ``ftol ≈ 2.2e-9``) stop this fit long
 before the optimum, because the Huber objective is small there (4.1e-4 at σ = 0.0025, seed 0):
 on noise-free data, whose minimum is 0, the best polished start of :func:`start_grid` stopped
-at an objective of 3.5e-4 with G_opt = 6.57 instead of 6.78, and the best of the chapter's four
-live starts at 6.7e-4 with G_opt = 1.16 (chapter "A comprehensive joint law", which recomputes
-these)."""
+on one machine at an objective of 3.5e-4 with G_opt = 6.57 instead of 6.78, and the best of the
+chapter's four live starts at 6.7e-4 with G_opt = 1.16. Where such a fit stops depends on
+floating-point rounding (other machines stopped elsewhere, as far off); chapter "A comprehensive
+joint law" recomputes these on the reader's machine."""
 
 
 def fit_constants(
@@ -293,7 +294,7 @@ def identifiability(X: Array, noise_sd: float, params: Mapping[str, float] | Non
 
     ``(JᵀJ)⁻¹`` is taken from the singular value decomposition ``J = U·diag(s)·Vᵀ`` as
     ``V·diag(s⁻²)·Vᵀ``, without forming ``JᵀJ``: its condition number is that of J squared
-    (about 1e15 at Table 2's constants, 6e24 at a fit that ends at k ≈ 2e-8), and a
+    (about 1e15 at Table 2's constants, 6e24 at a fit that once ended at k ≈ 2e-8), and a
     pseudo-inverse of it would drop the weakest direction and report ``log k`` as determined.
 
     Returns
