@@ -38,7 +38,7 @@ CHROMIUM := /usr/bin/chromium-headless-shell
 # fails the build (tests/browser/test_build_strict.py checks that with these same flags).
 JB_FLAGS := --warningiserror --nitpick --keep-going
 
-.PHONY: help venv vendor book bench test lint unit nbval downloads live book-check chromium browser pages \
+.PHONY: help venv vendor book bench test lint unit nbval downloads live rounding book-check chromium browser pages \
 	screenshots publish publish-guard clean lab lab-notebooks lab-settings
 
 help:
@@ -145,6 +145,13 @@ live: $(BOOK_DEP) chromium
 	  tests/test_downloads.py
 
 downloads: live
+
+# Every page the book executes, run again from its source under each lower level of vector
+# kernels this machine can emulate (NumPy's, OpenBLAS's, PyTorch's: tests/test_rounding.py),
+# where each must still run to its end. Not part of `make test`: about 100 CPU-seconds a level.
+rounding: venv
+	MOELAWS_ROUNDING_TESTS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_rounding.py
 
 book-check: book
 	test -f _build/html/index.html
