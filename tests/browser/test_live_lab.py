@@ -73,7 +73,8 @@ only a dirty notebook, so after Ctrl+S a wait mattered only if a late change dir
 a download lives outside the repository, so no tracked file is at stake, and each wait was at
 least 7 idle seconds on ``make test``'s longest path. Without it, a late dialog or blocked
 request shows in the next chapter's test (the tab is the session's), and after the last
-chapter in none. The ``.md`` source, which autosave could rewrite, waits too
+chapter at the end of the session (the ``lab_tab`` fixture's teardown, conftest.py). The
+``.md`` source, which autosave could rewrite, waits too
 (:func:`test_chapter_source_opened_in_lab_is_saved_byte_identical`)."""
 RAW_MYST = ("{glue", ":::{", "```{")
 
