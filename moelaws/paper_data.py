@@ -7,11 +7,13 @@ Every chapter module reads its tables through :func:`read_csv` and finds its cac
 from __future__ import annotations
 
 from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+if TYPE_CHECKING:  # importlib.resources.abc is Python 3.11's; the package supports 3.10
+    from importlib.resources.abc import Traversable  # novermin (type checkers only)
 
 __all__ = ["MissingDataFile", "data_dir", "data_file", "folders", "read_csv"]
 
