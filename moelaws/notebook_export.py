@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import re
 import subprocess
 import sys
@@ -541,15 +542,23 @@ def export_notebook(
 # ----------------------------------------------------------------------------- chapters
 
 
-def execute_chapter(source: str | Path, timeout: int = 900) -> nbformat.NotebookNode:
-    """Execute a chapter's MyST source with nbclient (in its folder, kernel ``python3``)."""
+def execute_chapter(source: str | Path, timeout: int = 900, *,
+                    env: Mapping[str, str] | None = None,
+                    prelude: str | None = None) -> nbformat.NotebookNode:
+    """Execute a chapter's MyST source with nbclient (in its folder, kernel ``python3``).
+
+    ``env``: variables added to this process's environment for the kernel; ``prelude``: code
+    run in a cell before the chapter's first (for instance, a check of that environment)."""
     import jupytext
     from nbclient import NotebookClient
 
     source = Path(source)
     notebook = jupytext.read(source)
+    if prelude is not None:
+        notebook.cells.insert(0, nbformat.v4.new_code_cell(prelude))
+    kernel_env = {} if env is None else {"env": {**os.environ, **env}}
     NotebookClient(notebook, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": str(source.parent)}}).execute()
+                   resources={"metadata": {"path": str(source.parent)}}).execute(**kernel_env)
     return notebook
 
 

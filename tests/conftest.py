@@ -37,6 +37,14 @@ def _ieee_floats():
         torch.set_flush_denormal(False)
 
 
+def toc_chapters() -> list[str]:
+    """The book's chapters as ``_toc.yml`` lists them (paths without suffix), in its order."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    return [chapter["file"] for part in toc["parts"] for chapter in part["chapters"]]
+
+
 def papers_dir() -> Path:
     """Where the papers' texts are: ``$MOELAWS_PAPERS``, else ``<repo>/../shared/papers``."""
     env = os.environ.get("MOELAWS_PAPERS")

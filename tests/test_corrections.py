@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
+from conftest import toc_chapters
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "book" / "corrections.md"
@@ -50,11 +50,6 @@ def heading_anchors(doc: Path) -> set[str]:
     return anchors
 
 
-def _toc_files() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    return [c["file"] for part in toc["parts"] for c in part["chapters"]]
-
-
 ROWS = corrections_table(PAGE.read_text(encoding="utf-8"))
 
 
@@ -71,7 +66,7 @@ def test_each_correction_is_complete_and_links_an_existing_section(row: dict[str
     link = _LINK.match(row["Chapter"])
     assert link, ("the chapter cell links its section, "
                   f"[Chapter N, section](../notebooks/F.md#anchor): {row['Chapter']}")
-    assert link["doc"] in _toc_files()
+    assert link["doc"] in toc_chapters()
     assert link["anchor"] in heading_anchors(ROOT / f"{link['doc']}.md")
 
 
@@ -93,5 +88,5 @@ def test_rows_are_in_date_order() -> None:
 
 
 def test_the_page_is_in_the_back_matter_before_the_bibliography() -> None:
-    files = _toc_files()
+    files = toc_chapters()
     assert files.index("book/corrections") == files.index("book/bibliography") - 1

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
+from conftest import toc_chapters
 
 from moelaws import arch, claims, conventions, papers
 from moelaws.arch.counting import exact_counts
@@ -28,13 +28,8 @@ from moelaws.compare.regimes import Range, flags
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _toc_chapters() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    return [ch["file"] for part in toc["parts"] for ch in part["chapters"]]
-
-
 def test_registry_follows_the_table_of_contents() -> None:
-    chapters = _toc_chapters()
+    chapters = toc_chapters()
     docnames = [p.docname for p in papers.registry()]
     assert set(docnames) <= set(chapters), set(docnames) - set(chapters)
     positions = [chapters.index(d) for d in docnames]

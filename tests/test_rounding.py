@@ -28,9 +28,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
-import yaml
+from conftest import toc_chapters
+
+from moelaws.notebook_export import execute_chapter
 
 ROOT = Path(__file__).resolve().parents[1]
 ENABLED = os.environ.get("MOELAWS_ROUNDING_TESTS") == "1"
@@ -92,21 +93,11 @@ def probe(env: dict[str, str]) -> dict:
     return seen
 
 
-def _toc_files(node: object) -> list[str]:
-    if isinstance(node, dict):
-        own = [node["file"]] if "file" in node else []
-        return own + [f for value in node.values() for f in _toc_files(value)]
-    if isinstance(node, list):
-        return [f for item in node for f in _toc_files(item)]
-    return []
-
-
 def executed_pages() -> list[Path]:
     """The pages the book executes: those of ``_toc.yml`` that MyST-NB reads as notebooks."""
     from myst_nb.core.read import is_myst_markdown_notebook
 
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    pages = [ROOT / f"{name}.md" for name in [toc["root"], *_toc_files(toc.get("parts", []))]]
+    pages = [ROOT / f"{name}.md" for name in toc_chapters()]
     return [p for p in pages if p.is_file() and is_myst_markdown_notebook(p.read_text())]
 
 
@@ -158,13 +149,7 @@ def test_each_level_takes_effect(level: str) -> None:
 @pytest.mark.parametrize("level", HERE)
 @pytest.mark.parametrize("page", executed_pages(), ids=lambda p: p.stem)
 def test_page_runs_to_its_end_under_the_level(level: str, page: Path) -> None:
-    import jupytext
-    import nbclient
-
-    notebook = jupytext.read(page)
-    notebook.cells.insert(0, nbformat.v4.new_code_cell(level_check(level)))
     # A cell's limit well above the longest cell (about 10 s): ipykernel 7 can lose a request
     # under load and wait for ever (ipython/ipykernel#1554; seen once here, 2026-11-28).
-    client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(page.parent)}})
-    client.execute(env={**os.environ, "OMP_NUM_THREADS": "1", **LEVELS[level][1]})
+    execute_chapter(page, timeout=300, prelude=level_check(level),
+                    env={"OMP_NUM_THREADS": "1", **LEVELS[level][1]})
