@@ -141,7 +141,9 @@ def fit_spec(data: pd.DataFrame, terms: Sequence[str], name: str = "") -> SpecFi
     Raises
     ------
     ValueError
-        If a term is unknown or there are not more observations than parameters.
+        If a term is unknown, there are not more observations than parameters, or the terms
+        (with the constant) are collinear in ``data``, so their coefficients are not determined
+        (e.g. runs that repeat two designs over seeds).
     """
     feats = log_features(data)
     unknown = [t for t in terms if t not in feats.columns or t == "log_loss"]
@@ -150,6 +152,13 @@ def fit_spec(data: pd.DataFrame, terms: Sequence[str], name: str = "") -> SpecFi
     if len(feats) <= len(terms) + 1:
         raise ValueError(f"{len(feats)} observations cannot fit {len(terms) + 1} parameters")
     exog = add_constant(feats[list(terms)], has_constant="add")
+    rank = np.linalg.matrix_rank(exog.to_numpy(dtype=float))
+    if rank < exog.shape[1]:
+        constant = [t for t in terms if feats[t].nunique() == 1]
+        raise ValueError(
+            f"{list(terms)} with a constant have rank {rank} < {exog.shape[1]} in these "
+            f"{len(feats)} runs ({feats[list(terms)].drop_duplicates().shape[0]} distinct "
+            f"designs; constant here: {constant or 'none'}): the coefficients are not determined")
     result = OLS(feats["log_loss"], exog).fit()
     return SpecFit(name or " + ".join(terms), tuple(terms), result)
 

@@ -436,6 +436,22 @@ def test_regression_rejects_bad_data():
         regression.fit_spec(data.head(3), ("N_total", "n_exp", "n_topk"))
 
 
+def test_regression_refuses_terms_the_runs_do_not_determine():
+    """The seed-noise runs repeat two designs of equal sparsity: log(s) is constant there, so
+    the specifications with it are not determined (numpy's SVD used to raise LinAlgError)."""
+    seeds = toy.load_seed_runs()
+    with pytest.raises(ValueError, match=r"constant here: \['s'\].*not determined"):
+        regression.fit_spec(seeds, ("N_active", "s"))
+    with pytest.raises(ValueError, match="not determined"):
+        regression.table3(seeds)
+    # collinear, no term constant: at top-2 only, log s = log n_exp - log 2
+    top2 = _synthetic_runs(1e-3).query("n_topk == 2")
+    with pytest.raises(ValueError, match="constant here: none"):
+        regression.fit_spec(top2, ("n_exp", "s"))
+    assert regression.fit_spec(top2, ("n_exp", "N_total")).r2 > 0.9
+    assert regression.fit_spec(seeds, ("N_total",)).r2 >= 0
+
+
 # --- toy helpers --------------------------------------------------------------------------
 
 
