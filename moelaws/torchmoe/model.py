@@ -45,8 +45,9 @@ All implementations compute the same function; they differ in how tokens reach e
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import torch
@@ -583,6 +584,34 @@ class MoETransformer(nn.Module):
     def dispatch(self, name: str) -> None:
         for layer in self.moe_layers():
             layer.dispatch = name
+
+    @contextlib.contextmanager
+    def routed_top_k(self, k: int) -> Iterator[MoETransformer]:
+        """Route every MoE layer's tokens to its top-``k`` experts inside the block, and give
+        each layer back the ``top_k`` it had afterwards, also when the block raises.
+
+        The weights are unchanged: with ``renormalize=False`` the extra experts add their
+        whole softmax probability to the output (module docstring, "Routing").
+
+        Raises
+        ------
+        ValueError
+            If ``k`` is not an integer from 1 to the number of routed experts.
+        """
+        layers = self.moe_layers()
+        if not layers:
+            raise ValueError("the model has no MoE layer to route")
+        n_experts = min(layer.n_experts for layer in layers)
+        if isinstance(k, bool) or int(k) != k or not 1 <= k <= n_experts:
+            raise ValueError(f"top-k must be an integer from 1 to {n_experts}, got {k!r}")
+        before = [layer.top_k for layer in layers]
+        try:
+            for layer in layers:
+                layer.top_k = int(k)
+            yield self
+        finally:
+            for layer, own in zip(layers, before, strict=True):
+                layer.top_k = own
 
     def num_params(self) -> int:
         """Number of distinct parameters (a tied embedding counted once)."""
