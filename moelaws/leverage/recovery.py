@@ -159,6 +159,8 @@ class RecoveryFit:
     fit: FitResult
     data: pd.DataFrame = field(repr=False)
     train: np.ndarray = field(repr=False)
+    delta: float = 1e-3
+    """The Huber loss's threshold on log EL that the fit used (and its bootstrap reuses)."""
 
     @property
     def coefficients(self) -> dict[str, float]:
@@ -199,13 +201,14 @@ def refit(data: pd.DataFrame, *, starts: np.ndarray | None = None, delta: float 
     fit = fit_law(law, X, data.loc[train, "EL"].to_numpy(float),
                   default_starts() if starts is None else starts, delta=delta, method="BFGS",
                   progress=False)
-    return RecoveryFit(fit, data.reset_index(drop=True), train)
+    return RecoveryFit(fit, data.reset_index(drop=True), train, delta)
 
 
 def bootstrap_coefficients(result: RecoveryFit, *, n_resamples: int = 200, seed: int = 0,
                            progress: bool = False) -> pd.DataFrame:
     """Percentile 95 % intervals of the coefficients, resampling the training points and
-    refitting from the point estimate (a single start per resample keeps this fast)."""
+    refitting from the point estimate (a single start per resample keeps this fast) with the
+    fit's own Huber threshold."""
     law = eq4_law()
     train = result.data[result.train]
     X = train[["A", "G", "C"]].to_numpy(float)
@@ -213,7 +216,8 @@ def bootstrap_coefficients(result: RecoveryFit, *, n_resamples: int = 200, seed:
     start = np.array([[result.fit.params[n] for n in NAMES]])
 
     def statistic(idx: np.ndarray) -> dict[str, float]:
-        fit = fit_law(law, X[idx], y[idx], start, method="BFGS", progress=False)
+        fit = fit_law(law, X[idx], y[idx], start, delta=result.delta, method="BFGS",
+                      progress=False)
         return to_table6([fit.params[n] for n in NAMES])
 
     # Percentile, not BCa: BCa's jackknife would refit once more per training point.

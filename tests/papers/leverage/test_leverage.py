@@ -393,6 +393,22 @@ def test_refit_recovers_table6_from_noiseless_points():
         recovery.refit(data, split=0.5)
 
 
+def test_the_bootstrap_refits_with_the_fits_own_huber_threshold(monkeypatch):
+    data = recovery.simulate(recovery.experiment_points(), seed=0)
+    res = recovery.refit(data, delta=0.05)
+    assert res.delta == 0.05
+    seen = []
+    real = recovery.fit_law
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs.get("delta"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(recovery, "fit_law", recording)
+    recovery.bootstrap_coefficients(res, n_resamples=3, seed=0)
+    assert len(seen) >= 3 and set(seen) == {0.05}
+
+
 # --- toy runs (bookkeeping only; training is tested in test_torchmoe) ---------------------------
 
 
