@@ -117,10 +117,15 @@ def launch_server(tmp: Path, kernels: Path | None = None) -> LabServer:
     (settings / "docmanager-extension").mkdir(parents=True)
     (settings / "notebook-extension").mkdir(parents=True)
     (settings / "docmanager-extension" / "plugin.jupyterlab-settings").write_text(
-        # A save that starts before the previous one's reply (an autosave tick beside Ctrl+S, on a
-        # loaded machine) finds the file on disk newer than its model by about one autosave
-        # interval plus the reply's delay; past lastModifiedCheckMargin JupyterLab asks whether
-        # to overwrite "a changed file" (jupyterlab#7743). The margin is well above both.
+        # Before writing, a save asks the server for the file's hash and compares it with the
+        # one its model holds; JupyterLab 4.6 compares modification times (within
+        # lastModifiedCheckMargin) only when the server sends no hash, and this server (with
+        # Jupytext's contents manager) sends one. So a save that starts while another is in
+        # flight (Ctrl+S beside an autosave tick) finds the first one's bytes on disk and asks
+        # whether to overwrite "a changed file" (jupyterlab#7743). Autosave's interval grows to
+        # ten times a slow save's duration, so on a loaded machine the ticks are irregular.
+        # press_save waits until no save is in flight; an autosave can still start during
+        # Ctrl+S's own save, which the tests report (not fail).
         json.dumps({"autosave": True, "autosaveInterval": AUTOSAVE_SECONDS,
                     "lastModifiedCheckMargin": 60_000}))
     (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
@@ -215,6 +220,10 @@ OPEN = """async ([path, factory]) => {
   if (w.sessionContext) { await w.sessionContext.ready; }
   app.shell.activateById(w.id);
   window._moelawsDoc = w;
+  window._moelawsSaving = 0;
+  w.context.saveState.connect((_, state) => {
+    window._moelawsSaving += state === 'started' ? 1 : -1;
+  });
   const session = w.sessionContext && w.sessionContext.session;
   return {isNotebook: !!(w.content && w.content.model && w.content.model.cells),
           factory: w.context.model.constructor.name,
@@ -321,6 +330,9 @@ SAVED = """async () => {
   return !w.context.model.dirty;
 }"""
 
+NO_SAVE_IN_FLIGHT = "() => window._moelawsSaving === 0"
+"""No save of the open document has started without completing or failing (OPEN counts them)."""
+
 DIALOGS = """() => [...document.querySelectorAll('.jp-Dialog')].map(d => {
   const text = d.innerText.replace(/\\s+/g, ' ').slice(0, 200);
   const cancel = d.querySelector('.jp-mod-reject');
@@ -396,6 +408,7 @@ def press_save(page: Any) -> list[str]:
     dialogs = page.evaluate(DIALOGS)
     page.locator(".jp-NotebookPanel:visible .jp-Notebook").first.click(position={"x": 5, "y": 5})
     page.keyboard.press("Escape")
+    wait_for(page, NO_SAVE_IN_FLIGHT, 60)
     page.keyboard.press("Control+s")
     wait_for(page, SAVED, 60)
     return dialogs

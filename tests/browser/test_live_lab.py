@@ -154,8 +154,8 @@ def _exercise_controls(page: Any, dialogs: list[str]) -> tuple[int, list[str]]:
 
 def _judge_dialogs(name: str, dialogs: list[str]) -> list[str]:
     """JupyterLab's "File Changed ... overwrite?" when two saves overlap on a loaded machine
-    (lab_client.launch_server's margin makes it rare) is reported, not failed; any other dialog
-    is a problem, returned."""
+    (an autosave tick during Ctrl+S's save: lab_client.launch_server) is reported, not failed;
+    any other dialog is a problem, returned."""
     problems = []
     for dialog in dialogs:
         if dialog.startswith("File Changed"):
