@@ -564,23 +564,33 @@ def test_route_refuses_an_impossible_top_k(top_k) -> None:
         route(torch.zeros(3, 4), top_k)
 
 
-def test_routed_top_k_routes_every_layer_and_restores_each_own_k() -> None:
+@pytest.mark.parametrize("renormalize", [False, True])
+def test_routed_top_k_routes_every_layer_and_restores_each_own_k(renormalize) -> None:
     cfg = MoEConfig(n_layers=2, d_model=16, n_heads=2, n_experts=4, top_k=2, d_expert=16,
                     vocab_size=11, context_length=8)
     torch.manual_seed(0)
-    model = MoETransformer(cfg).eval()
-    wide = MoETransformer(cfg.replace(top_k=4)).eval()
-    wide.load_state_dict(model.state_dict())
+    model = MoETransformer(cfg, renormalize=renormalize).eval()
     x = torch.randint(0, 11, (2, 8))
+    with torch.no_grad():
+        before = model(x).logits
+    for k in (1, 3, 4):
+        built = MoETransformer(cfg.replace(top_k=k), renormalize=renormalize).eval()
+        built.load_state_dict(model.state_dict())
+        with torch.no_grad(), model.routed_top_k(k) as same:
+            assert same is model and [m.top_k for m in model.moe_layers()] == [k, k]
+            torch.testing.assert_close(model(x).logits, built(x).logits)
+            assert not torch.allclose(model(x).logits, before)
+    with torch.no_grad():
+        torch.testing.assert_close(model(x).logits, before, rtol=0, atol=0)
     model.moe_layers()[1].top_k = 1
-    with torch.no_grad(), model.routed_top_k(4) as same:
-        assert same is model and [m.top_k for m in model.moe_layers()] == [4, 4]
-        torch.testing.assert_close(model(x).logits, wide(x).logits)
+    with model.routed_top_k(4):
+        pass
     assert [m.top_k for m in model.moe_layers()] == [2, 1]
     with pytest.raises(RuntimeError, match="inside"), model.routed_top_k(3):
         raise RuntimeError("inside")
     assert [m.top_k for m in model.moe_layers()] == [2, 1]
-    for bad in (0, 5, 1.5, True):
+    assert [m.renormalize for m in model.moe_layers()] == [renormalize] * 2
+    for bad in (0, 5, 1.5, 2.0, True, None, "2"):
         with pytest.raises(ValueError, match="top-k"), model.routed_top_k(bad):
             pass
     dense = MoETransformer(cfg.replace(n_experts=0, top_k=0, d_expert=0, d_ff=32))

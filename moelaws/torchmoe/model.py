@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import numbers
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -596,13 +597,18 @@ class MoETransformer(nn.Module):
         Raises
         ------
         ValueError
-            If ``k`` is not an integer from 1 to the number of routed experts.
+            If ``k`` is not an integer from 1 to the number of routed experts (2.0 is not).
+
+        Notes
+        -----
+        Inside the block ``flops_per_token`` counts the ``k`` experts, while ``cfg.top_k`` keeps
+        the trained value: evaluate inside it, do not train.
         """
         layers = self.moe_layers()
         if not layers:
             raise ValueError("the model has no MoE layer to route")
         n_experts = min(layer.n_experts for layer in layers)
-        if isinstance(k, bool) or int(k) != k or not 1 <= k <= n_experts:
+        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= n_experts:
             raise ValueError(f"top-k must be an integer from 1 to {n_experts}, got {k!r}")
         before = [layer.top_k for layer in layers]
         try:
