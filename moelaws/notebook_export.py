@@ -552,6 +552,9 @@ def execute_chapter(source: str | Path, timeout: int = 900, *,
     import jupytext
     from nbclient import NotebookClient
 
+    from moelaws.kernel_polling import patch_shell_polling
+
+    patch_shell_polling()
     source = Path(source)
     notebook = jupytext.read(source)
     if prelude is not None:

@@ -353,3 +353,35 @@ def test_a_chapter_missing_from_the_executed_folder_is_executed(tmp_path: Path) 
         "# Tiny", "Half is 0.50."]
     code = next(c for c in out.cells if c.cell_type == "code")
     assert [o.get("text") for o in code.outputs] == ["ran\n"]  # the glue output is gone
+
+
+@pytest.mark.parametrize("run", ["execute_chapter", "check_chapter"])
+def test_every_chapter_runner_polls_the_kernel_in_slices(run: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A widget cell can hide its reply from nbclient's poll, which then waits out the whole
+    timeout (jupyter/nbclient#312; a 300 s stall in `make rounding`, 2026-11-28): every runner
+    patches jupyter_client's polling before it starts a kernel."""
+    import nbclient
+    from jupyter_client.channels import AsyncZMQSocketChannel
+
+    from moelaws.teaching import mutation
+
+    unpatched = getattr(AsyncZMQSocketChannel.get_msg, "_moelaws_original",
+                        AsyncZMQSocketChannel.get_msg)
+    monkeypatch.setattr(AsyncZMQSocketChannel, "get_msg", unpatched)
+    seen = []
+
+    class Recording:
+        def __init__(self, *args, **kwargs):
+            seen.append(getattr(AsyncZMQSocketChannel.get_msg, "_moelaws_sliced", False))
+            raise RuntimeError("stop before any kernel starts")
+
+    monkeypatch.setattr(nbclient, "NotebookClient", Recording)
+    source = tmp_path / "page.md"
+    source.write_text("# A page\n\n```{code-cell} ipython3\n1 + 1\n```\n")
+    with pytest.raises(RuntimeError, match="stop before"):
+        if run == "execute_chapter":
+            ne.execute_chapter(source)
+        else:
+            mutation.check_chapter(source, kernel=object())
+    assert seen == [True]

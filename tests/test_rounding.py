@@ -149,7 +149,8 @@ def test_each_level_takes_effect(level: str) -> None:
 @pytest.mark.parametrize("level", HERE)
 @pytest.mark.parametrize("page", executed_pages(), ids=lambda p: p.stem)
 def test_page_runs_to_its_end_under_the_level(level: str, page: Path) -> None:
-    # A cell's limit well above the longest cell (about 10 s): ipykernel 7 can lose a request
-    # under load and wait for ever (ipython/ipykernel#1554; seen once here, 2026-11-28).
+    # A cell's limit well above the longest cell (about 10 s). Before execute_chapter polled
+    # in slices (moelaws.kernel_polling), a widget cell's reply went unnoticed until this
+    # limit ran out (two 300 s stalls here, 2026-11-28, with ipykernel 7.4.0 and 6.31.0).
     execute_chapter(page, timeout=300, prelude=level_check(level),
                     env={"OMP_NUM_THREADS": "1", **LEVELS[level][1]})

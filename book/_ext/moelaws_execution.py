@@ -11,11 +11,10 @@ Threads: before any kernel starts, :func:`moelaws.threads.limit` sets one BLAS/O
 thread per process (unless the environment already sets a count); kernels inherit it, so a
 chapter on a shared machine does not oversubscribe the cores.
 
-Execution of widget cells: nbclient (which executes the chapters) waits for a cell's reply by
-polling the kernel's shell socket, and an ipywidgets Output widget (``widgets.interactive``)
-makes it send on that same socket meanwhile; the poll then misses the reply and the cell waits
-out the whole execution timeout (15 minutes) before going on (jupyter/nbclient#312). Waiting
-in short slices, as :func:`patch_shell_polling` makes the kernel client do, notices the reply.
+Execution of widget cells: nbclient (which executes the chapters) can miss a cell's reply
+while an ipywidgets Output widget sends on the same socket, and wait out the whole execution
+timeout (15 minutes; jupyter/nbclient#312). :func:`moelaws.kernel_polling.patch_shell_polling`
+(re-exported here) makes the kernel client poll in short slices, which notices the reply.
 
 Timing report: at the end of the build, the execution time of every notebook (from MyST-NB's
 per-document ``exec_data``), the CPU time its kernel used (the build's reaped child processes'
@@ -40,43 +39,15 @@ import platform
 import sys
 import time
 from pathlib import Path
-from queue import Empty
 from typing import Any
+
+# Re-exported: the parallel executor, the reader's stage and their tests take them from here.
+from moelaws.kernel_polling import POLL_SLICE_S, patch_shell_polling  # noqa: F401
 
 TIMING_FILE = "timing.json"
 DURATIONS_FILE = "durations.json"
 """``_build/durations.json``: the last measured duration of each long command run in this
 checkout (``make test``, the benchmark: ``make bench``), shown by the timing report."""
-POLL_SLICE_S = 0.25
-
-
-def patch_shell_polling() -> None:
-    """Make jupyter_client's asynchronous channels wait for a message in short slices.
-
-    ``get_msg(timeout)`` keeps its meaning (a message, or :class:`queue.Empty` once
-    ``timeout`` seconds have passed); only the socket is polled again every
-    :data:`POLL_SLICE_S` seconds, so that a reply whose wake-up was lost is still noticed.
-    """
-    from jupyter_client.channels import AsyncZMQSocketChannel
-
-    original = AsyncZMQSocketChannel.get_msg
-    if getattr(original, "_moelaws_sliced", False):
-        return
-
-    async def get_msg(self: Any, timeout: float | None = None) -> dict[str, Any]:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            left = POLL_SLICE_S if deadline is None else deadline - time.monotonic()
-            try:
-                return await original(self, timeout=max(0.0, min(POLL_SLICE_S, left)))
-            except Empty:
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise
-
-    get_msg._moelaws_sliced = True  # type: ignore[attr-defined]
-    AsyncZMQSocketChannel.get_msg = get_msg  # type: ignore[method-assign]
-
-
 def _build_start(app: Any) -> None:
     app.moelaws_build_start = time.time()
 

@@ -491,7 +491,10 @@ def check_chapter(path: str | Path, factor: float = FACTOR, timeout: int = 600,
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
+    from moelaws.kernel_polling import patch_shell_polling
     from moelaws.teaching.exercises import find_exercises
+
+    patch_shell_polling()
 
     path = Path(path)
     notebook = jupytext.read(path)
