@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-from book_extensions import load_extension
 
 from moelaws.notebook_export import EXTRA, SETUP_TAG
 from moelaws.teaching.student import STUB_TAG
@@ -230,11 +229,13 @@ def run_headless(notebook: nbformat.NotebookNode, folder: Path) -> None:
     """Execute ``notebook`` in the fresh kernel with nbclient, in ``folder``; an error in any
     cell raises (nbclient's CellExecutionError). ``JUPYTER_PATH`` must name the kernel's folder
     (the ``fresh_env`` fixture sets it). The book build's patch is applied first: unpatched, a
-    cell that displays widgets may wait out the whole timeout (jupyter/nbclient#312, the book's
-    extension, tests/browser/test_book_ext.py)."""
+    cell that displays widgets may wait out the whole timeout (jupyter/nbclient#312,
+    moelaws.kernel_polling, tests/browser/test_book_ext.py)."""
     from nbclient import NotebookClient
 
-    load_extension("moelaws_execution").patch_shell_polling()
+    from moelaws.kernel_polling import patch_shell_polling
+
+    patch_shell_polling()
     folder.mkdir(parents=True, exist_ok=True)
     NotebookClient(notebook, kernel_name=KERNEL, timeout=900, allow_errors=False,
                    resources={"metadata": {"path": str(folder)}}).execute()

@@ -274,7 +274,8 @@ def _chapter_imports() -> set[str]:
 
 def _package_imports() -> set[str]:
     """Modules imported by the package, except its build- and teaching-only tools."""
-    skip = {"notebook_export.py", "code_lines.py", "student.py", "transcribe.py", "mutation.py"}
+    skip = {"notebook_export.py", "code_lines.py", "student.py", "transcribe.py", "mutation.py",
+            "kernel_polling.py"}
     modules = set()
     for path in (ROOT / "moelaws").rglob("*.py"):
         if path.name not in skip:

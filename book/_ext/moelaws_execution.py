@@ -13,8 +13,8 @@ chapter on a shared machine does not oversubscribe the cores.
 
 Execution of widget cells: nbclient (which executes the chapters) can miss a cell's reply
 while an ipywidgets Output widget sends on the same socket, and wait out the whole execution
-timeout (15 minutes; jupyter/nbclient#312). :func:`moelaws.kernel_polling.patch_shell_polling`
-(re-exported here) makes the kernel client poll in short slices, which notices the reply.
+timeout (15 minutes; jupyter/nbclient#312). :func:`moelaws.kernel_polling.patch_shell_polling`,
+which the parallel executor calls, makes the kernel client poll in short slices.
 
 Timing report: at the end of the build, the execution time of every notebook (from MyST-NB's
 per-document ``exec_data``), the CPU time its kernel used (the build's reaped child processes'
@@ -40,9 +40,6 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-
-# Re-exported: the parallel executor, the reader's stage and their tests take them from here.
-from moelaws.kernel_polling import POLL_SLICE_S, patch_shell_polling  # noqa: F401
 
 TIMING_FILE = "timing.json"
 DURATIONS_FILE = "durations.json"
@@ -210,6 +207,7 @@ def _write_timing(app: Any, exception: Exception | None) -> None:
 
 def setup(app: Any) -> dict[str, Any]:
     from moelaws import threads
+    from moelaws.kernel_polling import patch_shell_polling
 
     threads.limit()
     patch_shell_polling()

@@ -54,7 +54,8 @@ def execute(source: str, cwd: str, timeout: int | None, allow_errors: bool,
     import nbformat
     from jupyter_cache.executors.utils import single_nb_execution
     from moelaws_execution import _children_cpu as children_cpu
-    from moelaws_execution import patch_shell_polling
+
+    from moelaws.kernel_polling import patch_shell_polling
 
     os.environ["MOELAWS_READS_DIR"] = reads_dir
     patch_shell_polling()

@@ -15,6 +15,8 @@ import pytest
 from book_browser import ROOT
 from book_extensions import load_extension
 
+from moelaws import kernel_polling
+
 EXT_PATH = ROOT / "book" / "_ext" / "moelaws_execution.py"
 ext = load_extension("moelaws_execution")
 
@@ -114,8 +116,8 @@ def test_widget_cells_do_not_wait_out_the_timeout(monkeypatch: pytest.MonkeyPatc
     from nbclient import NotebookClient
     from nbformat.v4 import new_code_cell, new_notebook
 
-    ext.patch_shell_polling()
-    ext.patch_shell_polling()
+    kernel_polling.patch_shell_polling()
+    kernel_polling.patch_shell_polling()
     polls: list[int | None] = []
     poll = zmq.asyncio.Socket.poll
 
@@ -129,7 +131,7 @@ def test_widget_cells_do_not_wait_out_the_timeout(monkeypatch: pytest.MonkeyPatc
                             metadata={"kernelspec": kernelspec})
     NotebookClient(notebook, timeout=30, resources={"metadata": {"path": str(ROOT)}}).execute()
     assert polls
-    longest = ext.POLL_SLICE_S * 1000
+    longest = kernel_polling.POLL_SLICE_S * 1000
     too_long = [t for t in polls if t is None or t > longest]
     assert not too_long, f"{len(too_long)} of {len(polls)} polls outlast a slice: {too_long[:5]}"
     for cell in notebook.cells:
@@ -144,7 +146,7 @@ def test_patched_get_msg_still_times_out(timeout: float) -> None:
 
     from jupyter_client.channels import AsyncZMQSocketChannel
 
-    ext.patch_shell_polling()
+    kernel_polling.patch_shell_polling()
 
     class Socket:
         async def poll(self, timeout_ms: int | None) -> int:
