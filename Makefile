@@ -38,7 +38,7 @@ CHROMIUM := /usr/bin/chromium-headless-shell
 # fails the build (tests/browser/test_build_strict.py checks that with these same flags).
 JB_FLAGS := --warningiserror --nitpick --keep-going
 
-.PHONY: help venv vendor book bench test lint unit nbval downloads live rounding book-check chromium browser pages \
+.PHONY: help venv vendor book bench test lint unit nbval downloads live live-nb7 rounding book-check chromium browser pages \
 	screenshots publish publish-guard clean lab lab-notebooks lab-settings
 
 help:
@@ -145,6 +145,14 @@ live: $(BOOK_DEP) chromium
 	  tests/test_downloads.py
 
 downloads: live
+
+# Every chapter of `make lab`'s copies in Notebook 7 (`make live` runs chapter 0 there): saved
+# charts drawn on opening, then run, every chart and widget drawn and every control moved. Not
+# part of `make test`: about 40 s a chapter (8 in 5 min 44 s, 2026-11-28).
+live-nb7: $(BOOK_DEP) chromium
+	MOELAWS_NB7_CHAPTERS=all MOELAWS_DOWNLOAD_TESTS=1 MOELAWS_BROWSER_TESTS=1 CHROMIUM=$(CHROMIUM) \
+	  OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 \
+	  $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser/test_live_lab.py -k notebook_7
 
 # Every page the book executes, run again from its source under each lower level of vector
 # kernels this machine can emulate (NumPy's, OpenBLAS's, PyTorch's: tests/test_rounding.py),

@@ -432,9 +432,11 @@ def let_autosave_run(page: Any) -> None:
         time.sleep(POLL_S)
 
 
-def move_control(page: Any, box: int, kind: str, index: int) -> tuple[str, Callable[[], str]]:
+def move_control(page: Any, box: int, kind: str, index: int, *,
+                 drag: bool = False) -> tuple[str, Callable[[], str]]:
     """Move one control of panel ``box`` (tagged by CONTROLS) by the DOM: a slider's handle one
-    step with the keyboard, a drop-down to another option. Returns what the control showed
+    step with the keyboard (or, with ``drag``, a fifth of its track with the mouse), a
+    drop-down to another option. Returns what the control showed
     before (a slider's readout, a drop-down's option) and a function that reads what it shows
     now, for the caller's message when its output did not change: a control that did not move
     is not a chapter's fault."""
@@ -449,11 +451,24 @@ def move_control(page: Any, box: int, kind: str, index: int) -> tuple[str, Calla
             return text or str(handle.get_attribute("aria-valuenow"))
 
         handle.scroll_into_view_if_needed()
-        handle.focus()
         before = shown()
         now = float(handle.get_attribute("aria-valuenow") or 0)
         top = float(handle.get_attribute("aria-valuemax") or 0)
-        handle.press("ArrowLeft" if now >= top else "ArrowRight")
+        if drag:
+            # Notebook 7 gives the keyboard back to its active cell after Run All, whether the
+            # handle is focused or clicked (an arrow key then moves nothing): drag it with the
+            # mouse, as most readers would, a fifth of the track towards the side with room.
+            track = handle.locator("xpath=ancestor::*[contains(@class, 'noUi-target')][1]")
+            width = track.bounding_box()["width"]
+            box = handle.bounding_box()
+            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            page.mouse.move(x, y)
+            page.mouse.down()
+            page.mouse.move(x + (-width if now >= top else width) / 5, y, steps=5)
+            page.mouse.up()
+        else:
+            handle.focus()
+            handle.press("ArrowLeft" if now >= top else "ArrowRight")
         return before, shown
     else:
         select = panel.locator(":scope > .widget-dropdown select").nth(index)

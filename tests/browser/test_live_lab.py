@@ -14,8 +14,9 @@ replaces them; the saved outputs of an executed chapter are drawn, and checked, 
 ``make lab``'s generated copies (``make lab-notebooks``) have the same code and no raw MyST. In
 ``make lab``'s JupyterLab, a chapter's ``.md`` opened as a Jupytext notebook on ``.venv``'s
 kernel runs with the same checks (but raw MyST) and, saved, stays byte-identical; and a chapter
-of ``make lab``'s copies in Notebook 7 (``/notebooks/...``) draws its saved charts, runs and
-draws them again.
+of ``make lab``'s copies in Notebook 7 (``/notebooks/...``; every chapter with
+``MOELAWS_NB7_CHAPTERS=all``) draws its saved charts, runs, draws them and its widgets again
+and reacts to every control.
 """
 
 from __future__ import annotations
@@ -65,7 +66,10 @@ CHAPTERS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.md"))
 MD_CHAPTER = "06_allocation"
 """The chapter opened from its ``.md`` source in ``make lab``'s JupyterLab (a quick one, with
 charts, a chart inside a widget and controls)."""
-NB7_CHAPTER = "00_anatomy"
+NB7_CHAPTERS = (CHAPTERS if os.environ.get("MOELAWS_NB7_CHAPTERS") == "all"
+                else os.environ.get("MOELAWS_NB7_CHAPTERS", "00_anatomy").split(","))
+"""The chapters of ``make lab``'s copies run in Notebook 7: chapter 0 in ``make test``; every
+chapter with ``MOELAWS_NB7_CHAPTERS=all`` (``make live-nb7``), or a comma-separated list."""
 LIVE_PANEL_CHAPTER = "02_leverage"
 """The download whose live panel must open at the paper's headline point, and the one download
 that waits for JupyterLab's autosave after Ctrl+S (:func:`let_autosave_run`). Autosave saves
@@ -123,8 +127,10 @@ def _output_problems(outputs: dict[str, Any], drawn: dict[str, Any], *, widgets:
     return problems
 
 
-def _exercise_controls(page: Any, dialogs: list[str]) -> tuple[int, list[str]]:
+def _exercise_controls(page: Any, dialogs: list[str], *,
+                       drag: bool = False) -> tuple[int, list[str]]:
     """Move every slider and drop-down of every interact panel; each must change its output.
+    Sliders move by the keyboard, or with ``drag`` by the mouse (:func:`move_control`).
 
     A dialog open in front of the notebook (an autosave's "File Changed" question on a loaded
     machine) takes the keyboard, so a slider's arrow key would not reach the slider: it is
@@ -136,7 +142,7 @@ def _exercise_controls(page: Any, dialogs: list[str]) -> tuple[int, list[str]]:
             for index in range(count):
                 dialogs.extend(page.evaluate(DIALOGS))
                 before = steady_snapshot(page, box["box"], REACT_TIMEOUT_S)
-                shown = move_control(page, box["box"], kind, index)
+                shown = move_control(page, box["box"], kind, index, drag=drag)
                 moved += 1
                 try:
                     wait_for(page, f"(i) => ({SNAPSHOT})(i) !== {before!r}", REACT_TIMEOUT_S,
@@ -276,14 +282,17 @@ def test_chapter_source_opened_in_lab_is_saved_byte_identical(make_lab_tab: Any,
     assert git_status() == git_status_before
 
 
-def test_a_chapter_runs_in_notebook_7(browser: Any, lab_server: Any,
-                                      git_status_before: str) -> None:
+@pytest.mark.parametrize("chapter", NB7_CHAPTERS)
+def test_a_chapter_runs_in_notebook_7(browser: Any, lab_server: Any, git_status_before: str,
+                                      chapter: str) -> None:
     """A chapter of ``make lab``'s copies in Notebook 7, with jupyterlab-myst, in a tab of its
-    own."""
+    own: its saved charts drawn on opening; run, every chart and widget drawn again and every
+    control changing its panel."""
     use_myst(lab_server, True)
     tab = open_lab_tab(browser)
     page = tab.page
-    page.goto(lab_server.url(f"notebooks/{LAB_DIR}/notebooks/{NB7_CHAPTER}.ipynb"),
+    dialogs: list[str] = []
+    page.goto(lab_server.url(f"notebooks/{LAB_DIR}/notebooks/{chapter}.ipynb"),
               wait_until="domcontentloaded")
     try:
         wait_for(page, """() => {
@@ -298,19 +307,27 @@ def test_a_chapter_runs_in_notebook_7(browser: Any, lab_server: Any,
         saved = page.evaluate(OUTPUTS, LIVE_MIME)
         on_open = settle_charts(page, saved, widgets=False)
         outputs = _run_all(page)
-        drawn = settle_charts(page, outputs, widgets=False)
-        problems = _output_problems(outputs, drawn, widgets=False)
-        screenshot(page, f"nb7-{NB7_CHAPTER}")
+        drawn = settle_charts(page, outputs)
+        problems = _output_problems(outputs, drawn)
+        page.evaluate(CONTROLS)
+        moved, control_problems = _exercise_controls(page, dialogs, drag=True)
+        problems += control_problems
+        if outputs["views"] and not moved:
+            problems.append(f"{outputs['views']} widget outputs, but no control to move")
+        screenshot(page, f"nb7-{chapter}")
     finally:
+        dialogs += page.evaluate(DIALOGS)
         page.evaluate(CLOSE)
         page.context.close()
-    print(f"Notebook 7, {NB7_CHAPTER}: {saved['charts']} saved charts drawn on opening; ran in "
-          f"{outputs['seconds']} s, {outputs['charts']} charts")
+    problems += _judge_dialogs(f"Notebook 7, {chapter}", dialogs)
+    print(f"Notebook 7, {chapter}: {saved['charts']} saved charts drawn on opening; ran in "
+          f"{outputs['seconds']} s, {outputs['charts']} charts, {drawn['widget']} in widgets, "
+          f"{moved} controls moved")
     assert saved["charts"] > 0 and on_open["top"] == on_open["topDrawn"] == saved["charts"], (
         f"{saved['charts']} saved chart outputs, {on_open['top']} chart views on opening, "
         f"{on_open['topDrawn']} with marks")
     assert outputs["charts"] > 0
-    assert not problems, f"{NB7_CHAPTER} in Notebook 7:\n" + "\n".join(problems)
+    assert not problems, f"{chapter} in Notebook 7:\n" + "\n".join(problems)
     assert git_status() == git_status_before
 
 
