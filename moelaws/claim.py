@@ -112,8 +112,9 @@ class Claim:
         For a claim whose computation reads rounded printed ``inputs``: a function returning
         the least and greatest value of ours as each of those inputs runs over its rounding
         interval (half a unit of its last printed digit). Evaluation then compares that
-        interval, not one point, with the printed value (:func:`status_of_interval`). Only
-        for ``relation="="`` and the printed tolerance (no custom ``tolerance``).
+        interval, not one point, with the printed value (:func:`status_of_interval`; for an
+        inequality, reproduced when both ends satisfy it, a discrepancy when neither does,
+        undecidable otherwise). Only with the printed tolerance (no custom ``tolerance``).
     """
 
     paper: str
@@ -152,10 +153,9 @@ class Claim:
             raise ValueError(f"claim {self.ref!r}: an expected {self.expected} needs an "
                              "explanation")
         if self.ours_range is not None:
-            if self.relation != "=" or self.tolerance is not None:
+            if self.tolerance is not None:
                 raise ValueError(f"claim {self.ref!r}: ours_range compares an interval with the "
-                                 "printed rounding: it needs relation '=' and no custom "
-                                 "tolerance")
+                                 "printed rounding: it needs no custom tolerance")
             if not self.inputs:
                 raise ValueError(f"claim {self.ref!r}: ours_range needs the rounded inputs it "
                                  "propagates (inputs=...)")

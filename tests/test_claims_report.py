@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 
+import pandas as pd
 import pytest
 
 from moelaws import claims, papers
@@ -65,6 +66,12 @@ def test_summary_markdown_matches_the_registry() -> None:
         (line,) = [x for x in listed if report.escape_markdown(r.claim.explanation) in x]
         assert f"ours {report.format_value(r.ours, r.claim.printed)}" in line
     assert "expected status." in text
+    for label, status in (("reproduced", "reproduced"), ("discrepancies", "discrepancy")):
+        kinds = re.search(rf"Of the {label}, by kind of comparison: ([^.]*)\.", text)
+        assert kinds is not None, text
+        tally = {phrase: int(n) for n, phrase in re.findall(r"(\d+) ([^;]+)", kinds.group(1))}
+        expected = pd.Series([r.claim.kind for r in res if r.status == status]).value_counts()
+        assert tally == {report._KIND_PHRASES[k]: int(n) for k, n in expected.items()}
 
 
 def test_summary_markdown_groups_claims_that_share_an_explanation(

@@ -155,7 +155,12 @@ def evaluate(claim: Claim) -> ClaimResult:
         if not (math.isfinite(low) and math.isfinite(high) and low - eps <= ours <= high + eps):
             return ClaimResult(claim, ours, "error", f"our value {ours:.10g} is not inside its "
                                f"rounding interval [{low:.10g}, {high:.10g}]", low, high)
-        status = status_of_interval(low, high, claim.paper_value, claim.tol)
+        if claim.relation == "=":
+            status = status_of_interval(low, high, claim.paper_value, claim.tol)
+        else:
+            ends = {_satisfies(low, claim), _satisfies(high, claim)}
+            status = ("undecidable" if len(ends) == 2
+                      else "reproduced" if ends == {True} else "discrepancy")
     else:
         status = "reproduced" if _satisfies(ours, claim) else "discrepancy"
     if status == "discrepancy" and claim.expected_ours is not None:

@@ -128,6 +128,23 @@ def _grouped_items(res: list[ClaimResult]) -> list[str]:
     return lines
 
 
+_KIND_PHRASES = {
+    "reproduction": "printed numbers recomputed",
+    "consistency": "the paper against itself",
+    "cross-paper": "against another paper or a model's configuration",
+    "derived": "our own construction against the paper",
+}
+
+
+def _kinds(results: list) -> str:
+    """How many of ``results`` are of each kind of comparison: a claim reproduced or missed
+    between a paper and itself, or against a construction of ours, is not a reproduction of
+    the paper's results."""
+    tally = pd.Series([r.claim.kind for r in results]).value_counts()
+    return "; ".join(f"{tally[kind]} {phrase}" for kind, phrase in _KIND_PHRASES.items()
+                     if kind in tally)
+
+
 def summary_markdown(paper: str) -> str:
     """What reproduced, what did not, and why: one paper's claims as Markdown.
 
@@ -172,6 +189,12 @@ def summary_markdown(paper: str) -> str:
         head += " Every claim has its expected status."
     parts = [head]
     discrepancies = [r for r in res if r.status == "discrepancy" and r.ok]
+    reproduced = [r for r in res if r.status == "reproduced" and r.ok]
+    by_kind = [f"{label}, by kind of comparison: {_kinds(group)}."
+               for label, group in (("Of the reproduced", reproduced),
+                                    ("Of the discrepancies", discrepancies)) if group]
+    if by_kind:
+        parts.append(" ".join(by_kind))
     if discrepancies:
         parts.append("Where our numbers differ from the paper's, and why:")
         parts.append("\n".join(_grouped_items(discrepancies)))

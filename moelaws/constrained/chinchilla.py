@@ -80,9 +80,7 @@ def chinchilla_loss(
     for name, unit in (("n_unit", n_unit), ("d_unit", d_unit)):
         if not (np.isfinite(unit) and unit > 0):
             raise ValueError(f"{name} must be positive and finite, got {unit!r}")
-    p = COEFFICIENTS[key]
-    alpha, beta = (p["beta"], p["alpha"]) if swap_exponents else (p["alpha"], p["beta"])
-    return p["A"] * (n / n_unit) ** -alpha + p["B"] * (d / d_unit) ** -beta + p["E"]
+    return _eq5(n / n_unit, d / d_unit, COEFFICIENTS[key], swap_exponents)
 
 
 def units_scan(
@@ -200,3 +198,61 @@ def max_gap(
     n = np.geomspace(*N_range, n_points)[:, None]
     d = np.geomspace(*D_range, n_points)[None, :]
     return float(loss_gap(n, d, swap_exponents=swap_exponents).max())
+
+
+PRINTED_HALF_UNITS: dict[str, dict[str, float]] = {
+    "128/8": {"A": 0.5, "B": 0.5, "E": 0.005, "alpha": 0.005, "beta": 0.005},
+    "256/16": {"A": 0.5, "B": 0.5, "E": 0.05, "alpha": 0.005, "beta": 0.005},
+}
+"""Half a unit of the last printed digit of each C.4 coefficient ("A=28, B=229, E=1.08,
+α=0.28, β=0.16"; "A=564, B=640,500, E=2.0, α=0.64, β=0.36")."""
+
+
+def _eq5(n: Array, d: Array, p: dict[str, float], swap_exponents: bool) -> Array:
+    alpha, beta = (p["beta"], p["alpha"]) if swap_exponents else (p["alpha"], p["beta"])
+    return p["A"] * n**-alpha + p["B"] * d**-beta + p["E"]
+
+
+def max_gap_rounding_range(
+    N_range: tuple[float, float],
+    D_range: tuple[float, float] = EXPERIMENT_TOKENS,
+    *,
+    n_points: int = 200,
+    swap_exponents: bool = False,
+) -> tuple[float, float]:
+    """Least and greatest :func:`max_gap` as every printed coefficient of both fits moves
+    within half a unit of its last printed digit (:data:`PRINTED_HALF_UNITS`).
+
+    Each loss grows with A, B and E and, for N, D > 1, falls with its exponents, so the gap
+    ``L_(128,8) − L_(256,16)`` is monotone in each of the ten coefficients, and so is its
+    maximum over the grid: the extremes lie at the two corners of the rounding box where the
+    (128, 8) fit is lowest and the (256, 16) fit highest, and the reverse.
+
+    Parameters
+    ----------
+    N_range, D_range, n_points, swap_exponents
+        As in :func:`max_gap`.
+
+    Returns
+    -------
+    tuple of float
+        ``(lowest, highest)`` maximum gap.
+
+    Raises
+    ------
+    ValueError
+        As :func:`max_gap`.
+    """
+    max_gap(N_range, D_range, n_points=2, swap_exponents=swap_exponents)  # validates
+    n = np.geomspace(*N_range, n_points)[:, None]
+    d = np.geomspace(*D_range, n_points)[None, :]
+
+    def corner(key: str, up: bool) -> dict[str, float]:
+        sign = 1.0 if up else -1.0
+        return {name: value + (-sign if name in ("alpha", "beta") else sign)
+                * PRINTED_HALF_UNITS[key][name] for name, value in COEFFICIENTS[key].items()}
+
+    gaps = [float((_eq5(n, d, corner("128/8", up), swap_exponents)
+                   - _eq5(n, d, corner("256/16", not up), swap_exponents)).max())
+            for up in (False, True)]
+    return min(gaps), max(gaps)

@@ -459,9 +459,13 @@ def n_over_na_summary() -> pd.DataFrame:
     """Per scale: App. F.4's chosen and fitted N/N_a next to what Tables 15 and 16-21 realise.
 
     ``d_m step effect`` is the median change of N/N_a that moving d_m by half a hardware step
-    (4) causes in the sweep's rows: the largest rounding App. F.4 could blame.
-    ``sweep offset / step effect`` is the sweep's median minus the chosen value, in units of
-    that effect.
+    (4) causes in the sweep's rows. ``L_d step effect`` is the median change that one more
+    dense layer causes at the same d, L and N_a (d_m re-solved): (N_e - K)·d²/N_a, from
+    Eq. 10-12 (N - N_a = 3·d·d_m·(N_e - K)·L_m, and a dense layer's 9d² of N_a taken from the
+    experts' 27·d·d_m·L_m). ``sweep offset / ...`` are the sweep's median minus the chosen
+    value in units of each. ``one more dense layer`` is the median N/N_a of the sweep's rows
+    with L_d + 1 and L_m - 1 at the same d, L and N_a, d_m re-solved and rounded to a
+    multiple of 8 (rows with L_m = 1 left out).
     """
     frame = _appendix_counts()
     records = []
@@ -469,6 +473,15 @@ def n_over_na_summary() -> pd.DataFrame:
         sweep = frame[frame["table"] == table]
         extra = frame[(frame["table"] == 15) & (frame["scale"] == scale)]
         step = 3.0 * sweep["d"] * 4 * (N_EXPERTS - TOP_K) * sweep["L_m"] / sweep["N_a"]
+        dense_step = (N_EXPERTS - TOP_K) * sweep["d"] ** 2 / sweep["N_a"]
+        movable = sweep[sweep["L_m"] > 1]
+        d_m_moved = 8 * np.round(
+            (movable["d_m"] * movable["L_m"] - movable["d"] / 3) / (movable["L_m"] - 1) / 8
+        )
+        heads = table4_heads(scale)
+        moved = counts(movable["d"].to_numpy(), movable["L_d"].to_numpy() + 1,
+                       movable["L_m"].to_numpy() - 1, d_m_moved.to_numpy(),
+                       **heads.as_kwargs())
         records.append(
             {
                 "scale": scale,
@@ -480,12 +493,14 @@ def n_over_na_summary() -> pd.DataFrame:
                 "sweep median": float(sweep["N/N_a"].median()),
                 "sweep range": f"{sweep['N/N_a'].min():.2f}-{sweep['N/N_a'].max():.2f}",
                 "d_m step effect": float(step.median()),
+                "L_d step effect": float(dense_step.median()),
+                "one more dense layer": float(np.median(moved.N / moved.N_a)),
             }
         )
     out = pd.DataFrame(records)
-    out["sweep offset / step effect"] = (
-        out["sweep median"] - out["F.4 chosen"]
-    ) / out["d_m step effect"]
+    offset = out["sweep median"] - out["F.4 chosen"]
+    out["sweep offset / d_m step"] = offset / out["d_m step effect"]
+    out["sweep offset / L_d step"] = offset / out["L_d step effect"]
     return out
 
 

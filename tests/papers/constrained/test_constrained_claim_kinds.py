@@ -15,12 +15,42 @@ from moelaws.cli import main
 
 def test_undecidable_claims_are_rows_whose_interval_straddles() -> None:
     res = [r for r in claims.results("constrained") if r.status == "undecidable"]
-    assert len(res) == 14
-    for r in res:
+    rows = [r for r in res if r.claim.relation == "="]
+    assert len(rows) == 14
+    for r in rows:
         tol = r.claim.tol
         assert r.ours_low < r.claim.paper_value + tol and r.ours_high > r.claim.paper_value - tol
         assert not (r.ours_low >= r.claim.paper_value - tol
                     and r.ours_high <= r.claim.paper_value + tol)
+    # And one inequality: the exchanged-exponent gap, whose sign the printed digits cannot fix.
+    (gap,) = [r for r in res if r.claim.relation != "="]
+    assert "exchanged" in gap.claim.quantity and gap.ours_low < 0 < gap.ours_high
+
+
+def test_the_gap_interval_holds_every_corner_of_the_rounding_box() -> None:
+    """max_gap_rounding_range takes two corners on a monotonicity argument: every one of the
+    2^10 corners must lie inside what it returns."""
+    import itertools
+
+    from moelaws.constrained import chinchilla
+    from moelaws.constrained.claims import _n_range
+
+    n_range = _n_range()
+    low, high = chinchilla.max_gap_rounding_range(n_range, n_points=12, swap_exponents=True)
+    printed = {k: dict(v) for k, v in chinchilla.COEFFICIENTS.items()}
+    names = [(k, n) for k in printed for n in printed[k]]
+    gaps = []
+    try:
+        for signs in itertools.product((-1, 1), repeat=len(names)):
+            for (k, n), sign in zip(names, signs, strict=True):
+                chinchilla.COEFFICIENTS[k][n] = (printed[k][n]
+                                                 + sign * chinchilla.PRINTED_HALF_UNITS[k][n])
+            gaps.append(chinchilla.max_gap(n_range, n_points=12, swap_exponents=True))
+    finally:
+        for k, v in printed.items():
+            chinchilla.COEFFICIENTS[k].update(v)
+    assert min(gaps) == pytest.approx(low, abs=1e-12)
+    assert max(gaps) == pytest.approx(high, abs=1e-12)
 
 
 def test_reproduce_json_gives_each_claims_kind(capsys: pytest.CaptureFixture[str]) -> None:
