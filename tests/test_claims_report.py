@@ -66,12 +66,25 @@ def test_summary_markdown_matches_the_registry() -> None:
         (line,) = [x for x in listed if report.escape_markdown(r.claim.explanation) in x]
         assert f"ours {report.format_value(r.ours, r.claim.printed)}" in line
     assert "expected status." in text
-    for label, status in (("reproduced", "reproduced"), ("discrepancies", "discrepancy")):
+
+
+@pytest.mark.parametrize("paper", papers.ids("claims"))
+def test_summary_counts_each_status_by_kind_of_comparison(paper: str) -> None:
+    text = report.summary_markdown(paper)
+    res = claims.results(paper)
+    seen = 0
+    for label, status in (("reproduced", "reproduced"), ("discrepancies", "discrepancy"),
+                          ("undecidable", "undecidable")):
+        if not any(r.status == status for r in res):
+            assert f"Of the {label}," not in text
+            continue
         kinds = re.search(rf"Of the {label}, by kind of comparison: ([^.]*)\.", text)
         assert kinds is not None, text
         tally = {phrase: int(n) for n, phrase in re.findall(r"(\d+) ([^;]+)", kinds.group(1))}
         expected = pd.Series([r.claim.kind for r in res if r.status == status]).value_counts()
         assert tally == {report._KIND_PHRASES[k]: int(n) for k, n in expected.items()}
+        seen += 1
+    assert seen >= 2
 
 
 def test_summary_markdown_groups_claims_that_share_an_explanation(

@@ -129,7 +129,7 @@ def _grouped_items(res: list[ClaimResult]) -> list[str]:
 
 
 _KIND_PHRASES = {
-    "reproduction": "printed numbers recomputed",
+    "reproduction": "printed results recomputed as the paper obtained them",
     "consistency": "the paper against itself",
     "cross-paper": "against another paper or a model's configuration",
     "derived": "our own construction against the paper",
@@ -189,10 +189,12 @@ def summary_markdown(paper: str) -> str:
         head += " Every claim has its expected status."
     parts = [head]
     discrepancies = [r for r in res if r.status == "discrepancy" and r.ok]
-    reproduced = [r for r in res if r.status == "reproduced" and r.ok]
-    by_kind = [f"{label}, by kind of comparison: {_kinds(group)}."
-               for label, group in (("Of the reproduced", reproduced),
-                                    ("Of the discrepancies", discrepancies)) if group]
+    # Every result of each status, as the counts above (an unexpected one included).
+    by_kind = [f"Of the {label}, by kind of comparison: {_kinds(group)}."
+               for label, status in (("reproduced", "reproduced"),
+                                     ("discrepancies", "discrepancy"),
+                                     ("undecidable", "undecidable"))
+               if (group := [r for r in res if r.status == status])]
     if by_kind:
         parts.append(" ".join(by_kind))
     if discrepancies:

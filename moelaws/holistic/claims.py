@@ -117,8 +117,9 @@ CLAIMS += [
     Claim(P, "Sec. 8 Conclusion: 'over 670 model configurations'",
           "configurations tabulated in Tables 5-21", "670", _rows(), relation=">",
           expected="discrepancy",
-          explanation="Tables 5-21 list 667 configurations (parsed row by row; every row "
-          "satisfies d_d = 3d and L = L_d + L_m). App. E trains 6 x 5 = 30 configurations at "
+          explanation="Tables 5-21 list 667 rows (parsed row by row; every row satisfies "
+          "d_d = 3d and L = L_d + L_m), 664 distinct configurations (three rows of Tables 5-6 "
+          "recur in Table 9). App. E trains 6 x 5 = 30 configurations at "
           "the six sweeps' optimal (M, N_a, N) with (K+1)·d_m/d = 3.0-5.0, which would make "
           "697 if they are not tabulated; but every d sweep (Tables 16-21) has rows within "
           "0.24 of each of those five ratios, so they may be sweep rows. Untabulated App. F.2 "
@@ -270,11 +271,13 @@ _SWEEP_TOP_EXPLANATION = (
     "Our feasible interval (checks.sweep_targets) is our construction: it admits any integer "
     "L that keeps M within 5 % of its target, including layer counts a sweep never uses. At "
     "every scale the sweep's top rows drift from the target (M, N_a, N): the largest-d row's "
-    "N_a is 9.1, 8.2, 4.5, 8.4, 4.2 and 1.1 % above the sweep's median (1e18 to 3e20; e.g. "
+    "N_a is 9.1, 8.2, 4.5, 8.4, 4.2 and 1.1 % above the target N_a (Table 2's M over the "
+    "sweep's median M/N_a; 1e18 to 3e20; e.g. "
     "1e18, d = 744: N/N_a = 19.6, M +6.8 %). With that row's own N_a and N (and the target "
     "M) our bound becomes 801 / 1109 / 1368 / 2010 at the four smaller scales, above their "
-    "swept maxima. So whether the top of a sweep lies 'in the valid range' turns on our "
-    "interval's allowances, not only on the paper's rows."
+    "swept maxima. At 1e20 and 3e20, where the sweeps end inside it, the interval admits "
+    "L = 16-21 and 13-18 while the rows use 18-19 and 16: whether the top of a sweep lies "
+    "'in the valid range' depends also on our interval's allowances."
 )
 _SWEEP_TOP_MISS = {"1e18", "3e18", "1e19", "3e19"}
 _APPENDIX = data.appendix()
