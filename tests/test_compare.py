@@ -546,3 +546,26 @@ def test_allocation_table12_equals_the_leverage_chapters_transcription() -> None
     leverage = configs(12)
     cols = ["n_layers", "d_model", "d_expert", "n_heads", "n_kv_heads"]
     assert (leverage[cols].to_numpy() == t12[cols].to_numpy()).all()
+
+
+@pytest.mark.parametrize("convention", ["allocation", "leverage", "holistic"])
+def test_sliding_window_layers_count_their_window_in_every_papers_context_terms(
+        convention: str) -> None:
+    """gpt-oss attends over a 128-token window in half its layers: each paper's context terms,
+    generalised, count what each layer attends to (as the exact count does), and a model
+    without such layers is counted as before. Checked against a full-context copy: the
+    attention FLOPs fall by exactly the context term per key saved."""
+    oss = arch.preset("gpt-oss-120b")
+    assert oss.n_sliding_layers and oss.sliding_window < oss.context_length
+    full = oss.replace(n_sliding_layers=0, sliding_window=None)
+    saved_keys = oss.n_sliding_layers * (oss.context_length - oss.sliding_window)
+    q_width = oss.n_heads * oss.attn_head_dim
+    per_key = {"allocation": 4.0 * q_width, "leverage": 4.0 * oss.d_model,
+               "holistic": 2.0 * q_width}[convention]
+    windowed, whole = conventions.counts(oss, convention), conventions.counts(full, convention)
+    assert whole.attention_flops - windowed.attention_flops == pytest.approx(
+        per_key * saved_keys, rel=1e-12)
+    assert windowed.total == whole.total and windowed.active == whole.active
+    if convention == "holistic":  # M's attention term is 6 per key and query width
+        assert (whole.compute_per_token - windowed.compute_per_token
+                == pytest.approx(6.0 * q_width * saved_keys, rel=1e-12))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from moelaws.arch.config import MoEConfig
 from moelaws.arch.counting import (
     Counts,
+    attention_keys_per_token,
     attention_weights,
     embedding_params,
     exact_counts,
@@ -32,14 +33,17 @@ def allocation_counts(cfg: MoEConfig) -> Counts:
     The value-application term is printed as 2·n_ctx·d² per n_ctx tokens, which is not
     dimensionally consistent with the attention-weights term; we read it as 2·n_ctx·d per
     token (the same cost as the attention weights), a reconstruction. d² is read as
-    d·n_h·d_head. Leading dense layers count 6·d·d_ffn. Parameters (which App. C does not
-    define) are the attention, FFN, expert and router weight matrices.
+    d·n_h·d_head; a sliding-window layer's two context terms count its window instead of
+    n_ctx (:func:`~moelaws.arch.counting.attention_keys_per_token`, as the exact count does;
+    the paper's models have no such layers). Leading dense layers count 6·d·d_ffn.
+    Parameters (which App. C does not define) are the attention, FFN, expert and router
+    weight matrices.
     """
     d = cfg.d_model
     q_width = cfg.n_heads * cfg.attn_head_dim
     proj = 2.0 * d * q_width + 4.0 * d * q_width * cfg.kv_heads / cfg.n_heads + 2.0 * d * q_width
-    mixing = 2.0 * cfg.context_length * q_width * 2
-    attention_flops = cfg.n_layers * (proj + mixing)
+    mixing = 2.0 * attention_keys_per_token(cfg) * q_width * 2
+    attention_flops = cfg.n_layers * proj + mixing
     ffn_flops = 6.0 * d * cfg.d_ff * cfg.n_ffn_dense_layers
     if cfg.is_moe:
         per_layer = 2.0 * d * cfg.n_experts + 6.0 * d * cfg.d_expert * (cfg.top_k + cfg.n_shared)
@@ -74,8 +78,9 @@ def mla_attention_flops(cfg: MoEConfig) -> float:
         Over all layers. Equals ``allocation_counts(cfg).attention_flops`` without MLA.
     """
     proj = 2.0 * attention_weights(cfg, biases=False, norms=False)
-    mixing = 2.0 * cfg.context_length * cfg.n_heads * (cfg.attn_head_dim + cfg.value_head_dim)
-    return cfg.n_layers * (proj + mixing)
+    mixing = (2.0 * attention_keys_per_token(cfg) * cfg.n_heads
+              * (cfg.attn_head_dim + cfg.value_head_dim))
+    return cfg.n_layers * proj + mixing
 
 
 @accepts_hf_config

@@ -6,7 +6,12 @@ M/N_a and N/N_a (its adapter's roles ``convention`` and ``ratios``).
 from __future__ import annotations
 
 from moelaws.arch.config import MoEConfig
-from moelaws.arch.counting import Counts, attention_weights, expert_weights
+from moelaws.arch.counting import (
+    Counts,
+    attention_keys_per_token,
+    attention_weights,
+    expert_weights,
+)
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 from moelaws.holistic.law import counts_from_weights
 
@@ -22,7 +27,10 @@ def holistic_counts(cfg: MoEConfig) -> Counts:
 
     Generalisations: ``n_shared`` shared experts of width ``d_shared`` (the paper has exactly
     one, of width d_m); MLA attention counted by its real projection weights, with
-    N_q·d_qkv read as n_heads·(qk head width).
+    N_q·d_qkv read as n_heads·(qk head width); S·L read as the keys attended over all layers,
+    a sliding-window layer counting its window
+    (:func:`~moelaws.arch.counting.attention_keys_per_token`, as the exact count does; the
+    paper's models have no such layers).
     """
     attn = attention_weights(cfg, biases=False, norms=False)
     query_width = cfg.n_heads * cfg.attn_head_dim
@@ -36,10 +44,9 @@ def holistic_counts(cfg: MoEConfig) -> Counts:
     c = counts_from_weights(
         attention=attn, dense_ffn=expert_weights(cfg, cfg.d_ff, biases=False),
         active_experts=active_experts, idle_experts=idle_experts, query_width=query_width,
-        L_d=cfg.n_ffn_dense_layers, L_m=cfg.n_moe_layers, seq_len=cfg.context_length)
-    attention_flops = 2.0 * cfg.n_layers * attn + 2.0 * (
-        cfg.context_length * query_width * cfg.n_layers
-    )
+        L_d=cfg.n_ffn_dense_layers, L_m=cfg.n_moe_layers,
+        seq_len=attention_keys_per_token(cfg) / cfg.n_layers)
+    attention_flops = 2.0 * cfg.n_layers * attn + 2.0 * attention_keys_per_token(cfg) * query_width
     ffn_flops = 2.0 * (c.N_a - cfg.n_layers * attn)
     return Counts(CONVENTION, c.N, c.N_a, 0.0, attention_flops, ffn_flops, 0.0, c.M)
 

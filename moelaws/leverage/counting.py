@@ -6,7 +6,13 @@ same with MLA attention counted by its real weights, and Sec. 2.1's granularity 
 from __future__ import annotations
 
 from moelaws.arch.config import MoEConfig
-from moelaws.arch.counting import Counts, attention_weights, embedding_params, ffn_weights
+from moelaws.arch.counting import (
+    Counts,
+    attention_keys_per_token,
+    attention_weights,
+    embedding_params,
+    ffn_weights,
+)
 from moelaws.arch.hf_config import ConfigLike, accepts_hf_config
 from moelaws.arch.ratios import check_moe
 
@@ -23,12 +29,15 @@ def leverage_counts(cfg: MoEConfig) -> Counts:
     so that C = M·D. Parameters (which App. I does not define) are the attention, FFN and
     expert weight matrices.
 
-    Generalisation: d² is read as d·n_h·d_head (identical when n_h·d_head = d).
+    Generalisations: d² is read as d·n_h·d_head (identical when n_h·d_head = d); a
+    sliding-window layer's context term counts its window instead of s
+    (:func:`~moelaws.arch.counting.attention_keys_per_token`, as the exact count does; the
+    paper's models have no such layers).
     """
-    d, s = cfg.d_model, cfg.context_length
+    d = cfg.d_model
     q_width = cfg.n_heads * cfg.attn_head_dim
-    attn_layer = 2.0 * d * q_width * (1 + 2 * cfg.kv_heads / cfg.n_heads) + 4.0 * s * d
-    attention_flops = cfg.n_layers * attn_layer
+    attn_layer = 2.0 * d * q_width * (1 + 2 * cfg.kv_heads / cfg.n_heads)
+    attention_flops = cfg.n_layers * attn_layer + 4.0 * attention_keys_per_token(cfg) * d
     ffn_flops = 6.0 * d * cfg.d_ff * cfg.n_ffn_dense_layers
     if cfg.is_moe:
         per_layer = 6.0 * d * cfg.top_k * cfg.d_expert + 4.0 * d * cfg.shared_width * cfg.n_shared
@@ -64,7 +73,7 @@ def mla_attention_flops(cfg: MoEConfig) -> float:
         return float(leverage_counts(cfg).attention_flops)
     output = float(cfg.n_heads * cfg.value_head_dim * cfg.d_model)
     proj = 2.0 * (attention_weights(cfg, biases=False, norms=False) - output)
-    return cfg.n_layers * (proj + 4.0 * cfg.context_length * cfg.d_model)
+    return cfg.n_layers * proj + 4.0 * attention_keys_per_token(cfg) * cfg.d_model
 
 
 @accepts_hf_config
