@@ -566,6 +566,13 @@ def test_sliding_window_layers_count_their_window_in_every_papers_context_terms(
     assert whole.attention_flops - windowed.attention_flops == pytest.approx(
         per_key * saved_keys, rel=1e-12)
     assert windowed.total == whole.total and windowed.active == whole.active
+    if convention == "allocation":  # and the literal d = d_model reading of App. C
+        from moelaws.allocation.counting import expert_attention_ratio
+
+        ratio = {cfg: expert_attention_ratio(cfg, attention="d_model") for cfg in (oss, full)}
+        c_e = windowed.ffn_flops
+        assert c_e / ratio[full] - c_e / ratio[oss] == pytest.approx(
+            4.0 * oss.d_model * saved_keys, rel=1e-9)
     if convention == "holistic":  # M's attention term is 6 per key and query width
         assert (whole.compute_per_token - windowed.compute_per_token
                 == pytest.approx(6.0 * q_width * saved_keys, rel=1e-12))

@@ -113,7 +113,8 @@ def expert_attention_ratio(cfg: ConfigLike, *, attention: str = "convention") ->
         query/key width (DeepSeek-V3: 128 heads of 192 = 24,576 wide, 3.4 x d_model).
     ``"d_model"``
         App. C read literally with d = d_model and multi-head attention: 8·d² + 4·n_ctx·d per
-        layer (grouped-query K/V where the config has fewer K/V heads).
+        layer (grouped-query K/V where the config has fewer K/V heads; a sliding-window
+        layer's context term at its window, as in :func:`allocation_counts`).
     ``"exact"``
         The real attention FLOPs of the exact convention (MLA's low-rank projections, the
         scores over the context, sliding windows).
@@ -139,8 +140,7 @@ def expert_attention_ratio(cfg: ConfigLike, *, attention: str = "convention") ->
     elif attention == "d_model":
         d = float(cfg.d_model)
         projections = 4.0 * d * d + 4.0 * d * d * cfg.kv_heads / cfg.n_heads
-        per_layer = projections + 4.0 * cfg.context_length * d
-        c_a = cfg.n_layers * per_layer
+        c_a = cfg.n_layers * projections + 4.0 * attention_keys_per_token(cfg) * d
     else:
         raise ValueError(f"attention must be 'convention', 'd_model' or 'exact', got {attention!r}")
     return c.ffn_flops / c_a
