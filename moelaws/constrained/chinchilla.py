@@ -15,13 +15,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-Array = NDArray[np.float64]
+from moelaws.constrained.tables import half_unit
 
-COEFFICIENTS: dict[str, dict[str, float]] = {
-    "128/8": {"A": 28.0, "B": 229.0, "E": 1.08, "alpha": 0.28, "beta": 0.16},
-    "256/16": {"A": 564.0, "B": 640_500.0, "E": 2.0, "alpha": 0.64, "beta": 0.36},
-}
-"""App. C.4's fitted coefficients, as printed, keyed by ``"n_exp/n_topk"``."""
+Array = NDArray[np.float64]
 
 EXPERIMENT_TOKENS: tuple[float, float] = (9e9, 50e9)
 """Range of training tokens in the C.4 experiments ("from 9B to 50B tokens")."""
@@ -200,12 +196,22 @@ def max_gap(
     return float(loss_gap(n, d, swap_exponents=swap_exponents).max())
 
 
-PRINTED_HALF_UNITS: dict[str, dict[str, float]] = {
-    "128/8": {"A": 0.5, "B": 0.5, "E": 0.005, "alpha": 0.005, "beta": 0.005},
-    "256/16": {"A": 0.5, "B": 0.5, "E": 0.05, "alpha": 0.005, "beta": 0.005},
+PRINTED: dict[str, dict[str, str]] = {
+    "128/8": {"A": "28", "B": "229", "E": "1.08", "alpha": "0.28", "beta": "0.16"},
+    "256/16": {"A": "564", "B": "640500", "E": "2.0", "alpha": "0.64", "beta": "0.36"},
 }
-"""Half a unit of the last printed digit of each C.4 coefficient ("A=28, B=229, E=1.08,
-α=0.28, β=0.16"; "A=564, B=640,500, E=2.0, α=0.64, β=0.36")."""
+"""App. C.4's coefficients exactly as printed ("B=640,500" without its thousands separator)."""
+
+COEFFICIENTS: dict[str, dict[str, float]] = {
+    key: {name: float(text) for name, text in printed.items()} for key, printed in PRINTED.items()
+}
+"""App. C.4's fitted coefficients, as printed, keyed by ``"n_exp/n_topk"``."""
+
+PRINTED_HALF_UNITS: dict[str, dict[str, float]] = {
+    key: {name: half_unit(text) for name, text in printed.items()}
+    for key, printed in PRINTED.items()
+}
+"""Half a unit of the last printed digit of each coefficient (:func:`tables.half_unit`)."""
 
 
 def _eq5(n: Array, d: Array, p: dict[str, float], swap_exponents: bool) -> Array:
