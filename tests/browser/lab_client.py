@@ -460,8 +460,8 @@ def move_control(page: Any, box: int, kind: str, index: int, *,
             # mouse, as most readers would, a fifth of the track towards the side with room.
             track = handle.locator("xpath=ancestor::*[contains(@class, 'noUi-target')][1]")
             width = track.bounding_box()["width"]
-            box = handle.bounding_box()
-            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            bounds = handle.bounding_box()
+            x, y = bounds["x"] + bounds["width"] / 2, bounds["y"] + bounds["height"] / 2
             page.mouse.move(x, y)
             page.mouse.down()
             page.mouse.move(x + (-width if now >= top else width) / 5, y, steps=5)
