@@ -79,7 +79,8 @@ def recommend(budget: Budget) -> Recommendation:
     M_opt = 0.1915·C^0.5095, D_opt = 5.2232·C^0.4905 (MoE family); G* = 2^(−β/2γ) ≈ 11.3
     (independent of C and A); EL at G* reported at A = :data:`LEVERAGE_A`.
     """
-    conv = "leverage: M = non-embedding training FLOPs per token (App. I), C = M·D"
+    conv = ("leverage: M = App. I's training FLOPs per token (logits included, though Sec. 2.1 "
+            "calls M non-embedding), C = M·D")
     compute = budget.compute
     if compute is None:
         return Recommendation.not_applicable(
@@ -118,8 +119,10 @@ def fitted_ranges() -> dict[str, Range]:
 def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     """Eq. 4's efficiency leverage of ``cfg`` at its training compute, and Table 5's allocation.
 
-    ``C = M·D`` with M the leverage paper's non-embedding training FLOPs per token (App. I,
-    ``arch`` convention ``"leverage"``); A is Sec. 2.1's (E_a + E_s)/(E + E_s) (``EL``) and,
+    ``C = M·D`` with M the leverage paper's training FLOPs per token as App. I counts them
+    (``arch`` convention ``"leverage"``: the logit projection included, although Sec. 2.1
+    calls M "non-embedding"; Tables 8-12's ``M``, :func:`moelaws.leverage.tables.model_scale`,
+    leaves it out); A is Sec. 2.1's (E_a + E_s)/(E + E_s) (``EL``) and,
     because the paper's quoted ratios are E_a/E, also that reading (``EL (A = E_a/E)``); G is
     2·d/d_expert. ``G*`` maximises Eq. 4 (``EL at G*``). Table 5 (MoE family) gives the
     compute-optimal M and D at the same C.
