@@ -584,7 +584,13 @@ def test_routed_top_k_routes_every_layer_and_restores_each_own_k(renormalize) ->
         torch.testing.assert_close(model(x).logits, before, rtol=0, atol=0)
     model.moe_layers()[1].top_k = 1
     with model.routed_top_k(4):
-        pass
+        with pytest.raises(RuntimeError, match="evaluation"):
+            model(x)
+        with model.routed_top_k(3):
+            pass
+        with pytest.raises(RuntimeError, match="evaluation"):
+            model(x)
+    model(x)
     assert [m.top_k for m in model.moe_layers()] == [2, 1]
     with pytest.raises(RuntimeError, match="inside"), model.routed_top_k(3):
         raise RuntimeError("inside")

@@ -545,6 +545,7 @@ class MoETransformer(nn.Module):
                              "(cfg.shared_expert_gate is set)")
         self.cfg = cfg
         self.aux_loss_coef, self.z_loss_coef = aux_loss_coef, z_loss_coef
+        self._rerouted = False
         self.embed = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.blocks = nn.ModuleList(
             Block(cfg, i, dispatch=dispatch, renormalize=renormalize, attention=attention)
@@ -602,7 +603,9 @@ class MoETransformer(nn.Module):
         Notes
         -----
         Inside the block ``flops_per_token`` counts the ``k`` experts, while ``cfg.top_k`` keeps
-        the trained value: evaluate inside it, do not train.
+        the trained value: evaluate inside it, do not train. A forward pass inside it that
+        records gradients (outside ``torch.no_grad()`` or ``torch.inference_mode()``) raises
+        ``RuntimeError``, so a training step cannot run on the rerouted model by mistake.
         """
         layers = self.moe_layers()
         if not layers:
@@ -610,12 +613,14 @@ class MoETransformer(nn.Module):
         n_experts = min(layer.n_experts for layer in layers)
         if not isinstance(k, numbers.Integral) or isinstance(k, bool) or not 1 <= k <= n_experts:
             raise ValueError(f"top-k must be an integer from 1 to {n_experts}, got {k!r}")
-        before = [layer.top_k for layer in layers]
+        before, rerouted = [layer.top_k for layer in layers], self._rerouted
         try:
             for layer in layers:
                 layer.top_k = int(k)
+            self._rerouted = True
             yield self
         finally:
+            self._rerouted = rerouted
             for layer, own in zip(layers, before, strict=True):
                 layer.top_k = own
 
@@ -657,6 +662,9 @@ class MoETransformer(nn.Module):
         t = idx.shape[1]
         if t > self.cfg.context_length:
             raise ValueError(f"sequence length {t} exceeds context_length")
+        if getattr(self, "_rerouted", False) and torch.is_grad_enabled():
+            raise RuntimeError("routed_top_k is for evaluation: run the forward pass inside "
+                               "torch.no_grad(), not a training step")
         x = self.embed(idx)
         balance, zl, routing = [], [], []
         for block in self.blocks:
