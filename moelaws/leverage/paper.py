@@ -120,12 +120,12 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     """Eq. 4's efficiency leverage of ``cfg`` at its training compute, and Table 5's allocation.
 
     ``C = M·D`` with M the leverage paper's training FLOPs per token as App. I counts them
-    (``arch`` convention ``"leverage"``: the logit projection included, although Sec. 2.1
-    calls M "non-embedding"; Tables 8-12's ``M``, :func:`moelaws.leverage.tables.model_scale`,
-    leaves it out); A is Sec. 2.1's (E_a + E_s)/(E + E_s) (``EL``) and,
-    because the paper's quoted ratios are E_a/E, also that reading (``EL (A = E_a/E)``); G is
-    2·d/d_expert. ``G*`` maximises Eq. 4 (``EL at G*``). Table 5 (MoE family) gives the
-    compute-optimal M and D at the same C.
+    (``arch`` convention ``"leverage"``: the logit projection included, although Sec. 2.1 calls
+    M "non-embedding"; the M we compute for Tables 8-12's configurations, which print none,
+    :func:`moelaws.leverage.tables.model_scale`, leaves it out); A is Sec. 2.1's (E_a + E_s)/(E
+    + E_s) (``EL``) and, because the paper's quoted ratios are E_a/E, also that reading (``EL (A
+    = E_a/E)``); G is 2·d/d_expert. ``G*`` maximises Eq. 4 (``EL at G*``). Table 5 (MoE family)
+    gives the compute-optimal M and D at the same C.
 
     Parameters
     ----------
@@ -290,7 +290,8 @@ PAPER = Paper(
     claims=_claims,
     convention=Convention(
         ID, leverage_counts,
-        "App. I Eq. 10-12: forward FLOPs (no output projection), M = 3 x forward"),
+        "App. I Eq. 10-12: forward FLOPs (logits included; the attention output projection left "
+        "out, our reading of its 2d^2 term), M = 3 x forward"),
     ratios=ratios,
     granularity=GRANULARITY,
     mla=MLARecount(mla_attention_flops, mla_row),
@@ -300,7 +301,8 @@ PAPER = Paper(
     card=Card(
         definitions={
             "N, N_a": "weight matrices (App. I defines only FLOPs)",
-            "compute C": "M·D, M = 3 x App. I forward FLOPs, non-embedding",
+            "compute C": "M·D, M = 3 x App. I forward FLOPs (logits included, though Sec. 2.1 says "
+                         "non-embedding)",
             "G": "2·d_model/d_expert",
             "S": "E_s/(E_a + E_s), shared share of active experts",
             "r / sparsity": "A = (E_a + E_s)/(E + E_s)",
