@@ -122,10 +122,10 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     ``C = M·D`` with M the leverage paper's training FLOPs per token as App. I counts them
     (``arch`` convention ``"leverage"``: the logit projection included, although Sec. 2.1 calls
     M "non-embedding"; the M we compute for Tables 8-12's configurations, which print none,
-    :func:`moelaws.leverage.tables.model_scale`, leaves it out); A is Sec. 2.1's (E_a + E_s)/(E
-    + E_s) (``EL``) and, because the paper's quoted ratios are E_a/E, also that reading (``EL (A
-    = E_a/E)``); G is 2·d/d_expert. ``G*`` maximises Eq. 4 (``EL at G*``). Table 5 (MoE family)
-    gives the compute-optimal M and D at the same C.
+    :func:`moelaws.leverage.tables.model_scale`, leaves it out); A is Sec. 2.1's
+    (E_a + E_s)/(E + E_s) (``EL``) and, because the paper's quoted ratios are E_a/E, also that
+    reading (``EL (A = E_a/E)``); G is 2·d/d_expert. ``G*`` maximises Eq. 4 (``EL at G*``).
+    Table 5 (MoE family) gives the compute-optimal M and D at the same C.
 
     Parameters
     ----------
