@@ -204,7 +204,7 @@ def hyperparameter_check() -> pd.DataFrame:
     return t2
 
 
-def attention_share_at_optimum(S: float) -> pd.DataFrame:
+def attention_share_at_optimum(S: float, vocab_size: int = LEVERAGE_VOCAB_SIZE) -> pd.DataFrame:
     """Eq. 1's ``r*`` at each Table 12 group's budget, and the attention share it implies.
 
     One row per leverage Table 12 group: the swept ``r`` range (App. C counts), ``r*`` of
@@ -213,7 +213,9 @@ def attention_share_at_optimum(S: float) -> pd.DataFrame:
     ``attention_share_with_logits`` of :func:`flops_split`) at ``r*``, from a straight line
     in ``ln r`` through the group's configurations (an extrapolation where ``r*`` lies
     outside the swept range). The leverage paper (Sec. 3, App. F.4) quotes its 30-40 %
-    attention optimum without saying which FLOPs it divides by.
+    attention optimum without saying which FLOPs it divides by. ``vocab_size`` sets the
+    logits' share: the leverage paper's 126,464 (App. D) by default; the allocation paper
+    says 128k.
 
     Raises
     ------
@@ -221,7 +223,7 @@ def attention_share_at_optimum(S: float) -> pd.DataFrame:
         If ``S`` is outside [0, 1).
     """
     rows = []
-    for group, g in table12_flops().groupby("group"):
+    for group, g in table12_flops(vocab_size).groupby("group"):
         budget = float(g["max_training_flops"].iloc[0])
         r_star = float(optimal_ratio(budget, S))
         slope, intercept = np.polyfit(np.log(g["r"]), g["attention_share_with_logits"], 1)

@@ -533,3 +533,11 @@ def test_read_table_reads_every_listed_table_as_a_fresh_copy():
         assert "edited" not in al.read_table(name).columns
     with pytest.raises(ValueError, match="unknown table"):
         al.read_table("refit_recovery")
+
+
+def test_attention_share_at_optimum_follows_the_vocabulary():
+    default = al.attention_share_at_optimum(float(S4[2]))["attention share with logits at r* (%)"]
+    larger = al.attention_share_at_optimum(float(S4[2]), vocab_size=128_000)[
+        "attention share with logits at r* (%)"]
+    # More logits FLOPs leave a smaller share to attention in every group.
+    assert (larger < default).all() and (default - larger).max() < 1
