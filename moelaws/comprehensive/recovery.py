@@ -285,12 +285,14 @@ def fit_constants(
                        progress=False)
 
 
-def identifiability(X: Array, noise_sd: float, params: Mapping[str, float] | None = None
-                    ) -> pd.DataFrame:
+def identifiability(X: Array, noise_sd: float, params: Mapping[str, float] | None = None,
+                    fixed: Sequence[str] = ()) -> pd.DataFrame:
     """Asymptotic standard errors of the fitted parameters at Table 2's constants (or at
     ``params``, e.g. a fit's optimum) for a least-squares fit on log losses with noise
     ``noise_sd``: ``σ·√diag((JᵀJ)⁻¹)`` with J the Jacobian of log L. Relative errors of the
-    constants follow for the logged ones (SE of a log is a relative error).
+    constants follow for the logged ones (SE of a log is a relative error). Constants named
+    in ``fixed`` (e.g. ``("k",)``) are held at their values, not fitted: their columns leave J
+    and their standard error is 0.
 
     ``(JᵀJ)⁻¹`` is taken from the singular value decomposition ``J = U·diag(s)·Vᵀ`` as
     ``V·diag(s⁻²)·Vᵀ``, without forming ``JᵀJ``: its condition number is that of J squared
@@ -305,12 +307,17 @@ def identifiability(X: Array, noise_sd: float, params: Mapping[str, float] | Non
     """
     if not noise_sd > 0:
         raise ValueError("noise_sd must be positive")
+    unknown = sorted(set(fixed) - set(CONSTANT_NAMES))
+    if unknown:
+        raise ValueError(f"unknown constants to fix: {unknown}")
     truth = table2() if params is None else {**table2(), **params}
     vec = to_vector(truth)
     _, jac = _log_value_and_jacobian(vec, _features(np.atleast_2d(X)))
-    _, s, vt = np.linalg.svd(jac, full_matrices=False)
+    free = np.array([c not in fixed for c in CONSTANT_NAMES])
+    _, s, vt = np.linalg.svd(jac[:, free], full_matrices=False)
+    se = np.zeros(len(CONSTANT_NAMES))
     with np.errstate(divide="ignore"):
-        se = noise_sd * np.sqrt(((vt / s[:, None]) ** 2).sum(axis=0))
+        se[free] = noise_sd * np.sqrt(((vt / s[:, None]) ** 2).sum(axis=0))
     rel = [s if c in _LOGGED else s / abs(truth[c]) for c, s in zip(CONSTANT_NAMES, se,
                                                                       strict=True)]
     return pd.DataFrame({"true": [truth[c] for c in CONSTANT_NAMES], "se": se, "rel_se": rel},
