@@ -281,8 +281,9 @@ CLAIMS: list[Claim] = [
         "= 11.76 nats; with b/D^β ≈ 4-7 (β = 0.0453 barely decays) Eq. 2 predicts at least "
         "18.5 nats for the paper's models, against a few nats for any trained language model. The "
         "printed Table 1 cannot be the fit behind Figures 3-4 if L is a cross-entropy (the "
-        "paper says only 'loss'; read as a perplexity, ln L would be about 3 nats, a "
-        "plausible loss). Log-parametrised readings of "
+        "paper's 'training loss' suggests one, but it never says so; read as a perplexity, "
+        "ln L would be about 3 nats, plausible levels, though the law would then make size "
+        "nearly irrelevant). Log-parametrised readings of "
         "τ, a, b, c (App. D.1 starts from log a, log τ) make it worse; reassigning the "
         "printed values among the columns (all 2,880 assignments, Greek among Greek) gets "
         "no lower than 6.1 nats, for a 5B-parameter model on 10T tokens.",
