@@ -10,10 +10,12 @@ of the laws the paper shows only as figures (Fig. 5b, Fig. 6b) are in
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from moelaws.fit import fit_power_law
 from moelaws.holistic.feasible import feasible_d_range
@@ -377,11 +379,26 @@ def grid_m_miss_breakdown(tolerance: float = 0.05) -> dict[str, int]:
     }
 
 
-def grid_m_sign_by_scale() -> pd.DataFrame:
-    """Per scale, the sign pattern of the grid rows' M deviations (Tables 9-14): rows below
-    and above the target and the median, smallest and largest deviation (%). Whole-layer
-    quantisation scatters M on both sides of the target; a one-signed scale does not."""
-    rows = grid_assignment()
+def majority_side(below: ArrayLike, above: ArrayLike) -> np.ndarray:
+    """``"below"``, ``"above"`` or ``"tie"`` for counts of rows below and above a target."""
+    below, above = np.asarray(below), np.asarray(above)
+    return np.select([below > above, above > below], ["below", "above"], default="tie")
+
+
+def m_sign_by_scale(tables: Iterable[int]) -> pd.DataFrame:
+    """Per scale, the sign pattern of the M deviations of the rows of ``tables`` (appendix
+    table numbers): rows below and above the target and the median, smallest and largest
+    deviation (%), scales in their order of appearance.
+
+    Raises
+    ------
+    ValueError
+        If none of ``tables`` is an appendix table.
+    """
+    frame = _appendix_counts()
+    rows = frame[frame["table"].isin(list(tables))]
+    if rows.empty:
+        raise ValueError("no appendix rows in the given tables")
     grouped = rows.groupby("scale", sort=False)["M_dev"]
     return pd.DataFrame(
         {
@@ -393,6 +410,12 @@ def grid_m_sign_by_scale() -> pd.DataFrame:
             "max dev (%)": grouped.max() * 100,
         }
     ).reset_index()
+
+
+def grid_m_sign_by_scale() -> pd.DataFrame:
+    """:func:`m_sign_by_scale` of the Sec. 5.2 grids (Tables 9-14). Whole-layer quantisation
+    scatters M on both sides of the target; a one-signed scale does not."""
+    return m_sign_by_scale(GRID_TABLES.values())
 
 
 # --- Sec. 6: the d sweeps and the optimal (M, N_a, N) they are built on ---------------------

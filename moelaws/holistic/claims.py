@@ -177,9 +177,11 @@ _M_EXPLANATIONS = {
     "coordinates; checks.grid_quantisation). Whole layers force the miss for only 30 of "
     "the 139 out-of-band grid rows (6 of 36 (scale, M/N_a) pairs, best 5.1-8.8 %); the other "
     "109 could have met the band with another L (checks.grid_m_miss_breakdown). The "
-    "deviations are one-signed per scale (all below target at 1e19 and 1e20, all above at "
-    "3e18 and 3e19; checks.grid_m_sign_by_scale), which quantisation cannot produce: "
-    "perhaps a different M target per scale, not stated by the paper.",
+    "deviations are one-signed at four scales (all below target at 1e19 and 1e20, all above "
+    "at 3e18 and 3e19) and majority-signed at 1e18 (below) and 3e20 (above; "
+    "checks.grid_m_sign_by_scale), which rounding to the nearest layer does not explain (it "
+    "gives both signs at every scale): perhaps a different M target per scale, not stated "
+    "by the paper.",
     "5.3": "Table 15 samples M/N_a at fixed N/N_a; M again follows the integer L at the "
     "sampled M/N_a (e.g. 1e18, d = 1024: L = 5, M -8.7 %).",
     "6": "The sweep holds M/N_a near the optimum while L alternates between two integers "

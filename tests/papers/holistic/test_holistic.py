@@ -472,6 +472,17 @@ def test_whole_layers_force_only_a_minority_of_grid_misses() -> None:
     assert example["L"].max() < 22
 
 
+def test_sign_pattern_of_any_tables_and_its_majority() -> None:
+    t15 = checks.m_sign_by_scale([15]).set_index("scale")
+    assert int(t15["rows"].sum()) == 49
+    assert (int(t15["below target"].sum()), int(t15["above target"].sum())) == (23, 26)
+    assert list(checks.majority_side([3, 1, 2], [1, 3, 2])) == ["below", "above", "tie"]
+    grids = checks.m_sign_by_scale(checks.GRID_TABLES.values())
+    pd.testing.assert_frame_equal(grids, checks.grid_m_sign_by_scale())
+    with pytest.raises(ValueError, match="no appendix rows"):
+        checks.m_sign_by_scale([99])
+
+
 def test_m_band_per_table_scale_block() -> None:
     blocks = checks.m_tolerance_by_block()
     assert len(blocks) == 22 and int(blocks["within"].sum()) == 5
