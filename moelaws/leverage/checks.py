@@ -23,7 +23,7 @@ from moelaws.leverage.budget import (
 )
 from moelaws.leverage.counting import granularity
 from moelaws.leverage.law import efficiency_leverage
-from moelaws.leverage.tables import app_i_flops, configs, metrics, model_scale
+from moelaws.leverage.tables import app_i_flops, configs, metrics, model_scale, to_config
 
 HEADLINE = {"A": 0.031, "G": 12.0, "C": 1e22}
 """Sec. 1 and Sec. 4.2.3: "an EL exceeding 7x ... at 1e22 FLOPs with an activation ratio of
@@ -119,13 +119,15 @@ def moe_mini_budgets() -> pd.DataFrame:
     times its 1T tokens. For each reading of its activation ratio (:data:`MINI_READINGS`)
     returns ``A``, ``G``, EL at the nominal 1e22 and at the trained compute, and the compute
     at which Eq. 4 reaches EL = 7 (root of Eq. 4 in log10 C, bracketed within the law's
-    warning-free range).
+    warning-free range). ``trained C, logits`` and ``EL at trained C, logits`` count the
+    logit projection too, as App. I's Eq. 12 does (3 x its 2 d V forward FLOPs per token).
     """
     from scipy.optimize import brentq
 
     moe = arch.preset("MoE-mini")
     G = granularity(moe)
     trained = model_scale(moe) * MINI_TOKENS
+    trained_logits = trained + 3.0 * app_i_flops(moe)["logits"] * MINI_TOKENS
     readings = {
         "Sec. 2.1 A": (arch.activation_ratio(moe), G),
         "E_a/E": (moe.top_k / moe.n_experts, G),
@@ -137,8 +139,48 @@ def moe_mini_budgets() -> pd.DataFrame:
         el7 = brentq(lambda lc, A=A, g=g: float(efficiency_leverage(A, g, 10**lc)) - 7, 18, 26)
         rows[name] = {"A": A, "G": g, "EL at 1e22": float(efficiency_leverage(A, g, 1e22)),
                       "EL at trained C": float(efficiency_leverage(A, g, trained)),
-                      "C for EL = 7": 10**el7, "trained C": trained}
+                      "EL at trained C, logits": float(efficiency_leverage(A, g,
+                                                                          trained_logits)),
+                      "C for EL = 7": 10**el7, "trained C": trained,
+                      "trained C, logits": trained_logits}
     return pd.DataFrame(rows).T
+
+
+def attention_share_readings(table: int = 12) -> pd.DataFrame:
+    """Attention's share of one table's FLOPs under four readings (App. F.4's "20 %-50 %").
+
+    Per configuration of Tables 8-12 (``table``), from App. I's forward FLOPs per token
+    (:func:`~moelaws.leverage.tables.app_i_flops`): attention over everything (logits
+    included, as App. I counts), over the non-embedding FLOPs (attention + FFN), Eq. 10's
+    projections alone (the score term ``4·s·d`` left out) over projections + FFN, and the
+    same with the projections priced the usual way, ``4·d·(n_h·d_h)·(1 + n_kv/n_h)`` per
+    layer (Q, K, V and O at two FLOPs per multiply-add; App. I prints
+    ``2·d·(n_h·d_h)·(1 + 2·n_kv/n_h)``). Returns one row per reading with its ``min`` and
+    ``max`` over the table's rows.
+
+    Raises
+    ------
+    ValueError
+        If ``table`` is not one of Tables 8-12.
+    """
+    frame = configs(table)
+    shares: dict[str, list[float]] = {}
+    for _, row in frame.iterrows():
+        cfg = to_config(row)
+        fwd = app_i_flops(cfg)
+        q_width = cfg.n_heads * cfg.attn_head_dim
+        scores = cfg.n_layers * 4.0 * cfg.context_length * cfg.d_model
+        printed = fwd["attention"] - scores
+        usual = cfg.n_layers * 4.0 * cfg.d_model * q_width * (1 + cfg.kv_heads / cfg.n_heads)
+        for name, value in (
+            ("of App. I forward FLOPs (logits included)", fwd["attention"] / sum(fwd.values())),
+            ("of non-embedding FLOPs", fwd["attention"] / (fwd["attention"] + fwd["ffn"])),
+            ("projections as printed, of projections + FFN", printed / (printed + fwd["ffn"])),
+            ("projections priced 4·d·(n_h·d_h)·(1 + n_kv/n_h), of projections + FFN",
+             usual / (usual + fwd["ffn"])),
+        ):
+            shares.setdefault(name, []).append(value)
+    return pd.DataFrame({name: {"min": min(v), "max": max(v)} for name, v in shares.items()}).T
 
 
 def table10_sharing_leverage(activation: str = "A") -> pd.Series:

@@ -437,7 +437,9 @@ CLAIMS: list[Claim] = [
         "Table 12", "lowest attention share of App. I forward FLOPs (%)", "20",
         lambda: _g(12, "attn_share", "min")() * PCT, expected="discrepancy",
         explanation="Attention / (attention + FFN + logits) of App. I spans 30.0-45.7 %; "
-        "without the logits 42-84 %, projections only 10-28 %: no reading spans 20-50 %.",
+        "without the logits 42-84 %; the projections alone, of projections + FFN, 10-28 % as "
+        "App. I prices them and 17-38 % priced 4d(n_h d_h)(1 + n_kv/n_h) "
+        "(checks.attention_share_readings): no reading spans 20-50 %.",
         kind="consistency",
     ),
     Claim(

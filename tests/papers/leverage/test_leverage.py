@@ -461,6 +461,11 @@ def test_moe_mini_does_not_reach_seven_at_its_trained_compute() -> None:
     assert (budgets["EL at trained C"] < 7).all()
     assert budgets.loc["E_a/E", "EL at 1e22"] > 7 > budgets.loc["Sec. 2.1 A", "EL at 1e22"]
     assert budgets.loc["Sec. 2.1 A", "C for EL = 7"] / trained == pytest.approx(1.61, abs=0.01)
+    # App. I's Eq. 12 counts the logits, 2 d V forward FLOPs per token: 3 x 2 x 2048 x 126464.
+    with_logits = float(budgets["trained C, logits"].iloc[0])
+    assert with_logits - trained == pytest.approx(3 * 2 * 2048 * 126_464 * 1e12, rel=1e-12)
+    assert budgets.loc["E_a/E", "EL at trained C, logits"] == pytest.approx(7.05, abs=0.01)
+    assert (budgets["EL at trained C, logits"] > budgets["EL at trained C"]).all()
     for _, row in budgets.iterrows():
         assert float(lev.efficiency_leverage(row["A"], row["G"], row["C for EL = 7"])) == (
             pytest.approx(7.0, abs=1e-9))
@@ -489,3 +494,18 @@ def test_read_table_reads_every_listed_table_as_a_fresh_copy():
         assert "edited" not in tables.read_table(name).columns
     with pytest.raises(ValueError, match="unknown table"):
         tables.read_table("refit_recovery")
+
+
+def test_attention_share_readings_of_table12() -> None:
+    """Review (2026-11-29): App. F.4's 20-50 % under four readings of attention's share."""
+    from moelaws.leverage import checks
+
+    readings = checks.attention_share_readings(12)
+    assert list(readings.columns) == ["min", "max"] and len(readings) == 4
+    lo, hi = readings["min"].to_numpy(), readings["max"].to_numpy()
+    np.testing.assert_allclose(lo, [0.300, 0.420, 0.104, 0.166], atol=1e-3)
+    np.testing.assert_allclose(hi, [0.457, 0.841, 0.281, 0.385], atol=1e-3)
+    # The usual pricing of the projections gives a larger share than App. I's printed one.
+    assert (readings.iloc[3] > readings.iloc[2]).all()
+    with pytest.raises(ValueError):
+        checks.attention_share_readings(7)
