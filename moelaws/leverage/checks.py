@@ -85,7 +85,8 @@ def moe_mini_flops() -> pd.DataFrame:
         One row per model (``MoE-mini``, ``Dense-6.1B``) and a ``dense / MoE`` row:
         ``attention``, ``scores`` (its ``4·s·d·L`` part), ``ffn`` (GFLOPs per token, forward,
         non-embedding), ``attention share`` (of attention + FFN), ``M`` (non-embedding
-        training GFLOPs per token, 3 x forward) and ``N_a`` (billions, our exact count).
+        training GFLOPs per token, 3 x forward), ``M, logits`` (the same with the logit
+        projection, as App. I's Eq. 12 counts it) and ``N_a`` (billions, our exact count).
     """
     rows = {}
     for name in ("MoE-mini", "Dense-6.1B"):
@@ -97,6 +98,7 @@ def moe_mini_flops() -> pd.DataFrame:
             "ffn": f["ffn"] / 1e9,
             "attention share": f["attention"] / (f["attention"] + f["ffn"]),
             "M": model_scale(cfg) / 1e9,
+            "M, logits": 3.0 * sum(f.values()) / 1e9,
             "N_a": arch.active_params(cfg) / 1e9,
         }
     table = pd.DataFrame(rows).T
@@ -146,6 +148,11 @@ def moe_mini_budgets() -> pd.DataFrame:
     return pd.DataFrame(rows).T
 
 
+ATTENTION_READINGS = ("all forward FLOPs", "non-embedding FLOPs", "projections as printed",
+                      "projections, usual count")
+"""The readings of attention's share :func:`attention_share_readings` computes."""
+
+
 def attention_share_readings(table: int = 12) -> pd.DataFrame:
     """Attention's share of one table's FLOPs under four readings (App. F.4's "20 %-50 %").
 
@@ -155,8 +162,9 @@ def attention_share_readings(table: int = 12) -> pd.DataFrame:
     projections alone (the score term ``4·s·d`` left out) over projections + FFN, and the
     same with the projections priced the usual way, ``4·d·(n_h·d_h)·(1 + n_kv/n_h)`` per
     layer (Q, K, V and O at two FLOPs per multiply-add; App. I prints
-    ``2·d·(n_h·d_h)·(1 + 2·n_kv/n_h)``). Returns one row per reading with its ``min`` and
-    ``max`` over the table's rows.
+    ``2·d·(n_h·d_h)·(1 + 2·n_kv/n_h)``). Returns one row per reading, indexed
+    :data:`ATTENTION_READINGS` in that order, with its ``min`` and ``max`` over the table's
+    rows.
 
     Raises
     ------
@@ -172,13 +180,10 @@ def attention_share_readings(table: int = 12) -> pd.DataFrame:
         scores = cfg.n_layers * 4.0 * cfg.context_length * cfg.d_model
         printed = fwd["attention"] - scores
         usual = cfg.n_layers * 4.0 * cfg.d_model * q_width * (1 + cfg.kv_heads / cfg.n_heads)
-        for name, value in (
-            ("of App. I forward FLOPs (logits included)", fwd["attention"] / sum(fwd.values())),
-            ("of non-embedding FLOPs", fwd["attention"] / (fwd["attention"] + fwd["ffn"])),
-            ("projections as printed, of projections + FFN", printed / (printed + fwd["ffn"])),
-            ("projections priced 4·d·(n_h·d_h)·(1 + n_kv/n_h), of projections + FFN",
-             usual / (usual + fwd["ffn"])),
-        ):
+        values = (fwd["attention"] / sum(fwd.values()),
+                  fwd["attention"] / (fwd["attention"] + fwd["ffn"]),
+                  printed / (printed + fwd["ffn"]), usual / (usual + fwd["ffn"]))
+        for name, value in zip(ATTENTION_READINGS, values, strict=True):
             shares.setdefault(name, []).append(value)
     return pd.DataFrame({name: {"min": min(v), "max": max(v)} for name, v in shares.items()}).T
 

@@ -466,6 +466,9 @@ def test_moe_mini_does_not_reach_seven_at_its_trained_compute() -> None:
     assert with_logits - trained == pytest.approx(3 * 2 * 2048 * 126_464 * 1e12, rel=1e-12)
     assert budgets.loc["E_a/E", "EL at trained C, logits"] == pytest.approx(7.05, abs=0.01)
     assert (budgets["EL at trained C, logits"] > budgets["EL at trained C"]).all()
+    flops = checks.moe_mini_flops()
+    assert flops.loc["dense / MoE", "M, logits"] == pytest.approx(5.4, abs=0.05)
+    assert flops.loc["dense / MoE", "M"] == pytest.approx(6.2, abs=0.05)
     for _, row in budgets.iterrows():
         assert float(lev.efficiency_leverage(row["A"], row["G"], row["C for EL = 7"])) == (
             pytest.approx(7.0, abs=1e-9))
@@ -501,7 +504,8 @@ def test_attention_share_readings_of_table12() -> None:
     from moelaws.leverage import checks
 
     readings = checks.attention_share_readings(12)
-    assert list(readings.columns) == ["min", "max"] and len(readings) == 4
+    assert list(readings.columns) == ["min", "max"]
+    assert tuple(readings.index) == checks.ATTENTION_READINGS
     lo, hi = readings["min"].to_numpy(), readings["max"].to_numpy()
     np.testing.assert_allclose(lo, [0.300, 0.420, 0.104, 0.166], atol=1e-3)
     np.testing.assert_allclose(hi, [0.457, 0.841, 0.281, 0.385], atol=1e-3)
