@@ -140,9 +140,10 @@ CLAIMS: list[Claim] = [
         _active_with_embeddings("Qwen3-30B-A3B"),
         expected="discrepancy",
         explanation="We count 3.353B activated with embeddings (3.04B with the output head "
-        "only), which rounds to 3.4, not 3.3: the card appears to truncate. The same card's "
-        "other figures (30.53 to 30.5, 29.91 to 29.9) cannot tell rounding from truncation; "
-        "the 235B card's non-embedding 233.85 printed as 234 rounds.",
+        "only), which rounds to 3.4, not 3.3. Either the card truncates (its other figures, "
+        "30.53 to 30.5 and 29.91 to 29.9, cannot tell) or it leaves the routers' 12.6M "
+        "weights out of 'activated' (3.340B, which rounds to 3.3); the 235B card's "
+        "non-embedding 233.85 printed as 234 rounds, which favours the second.",
         kind="reproduction",
     ),
     Claim(
