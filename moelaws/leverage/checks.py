@@ -70,6 +70,11 @@ def moe_mini() -> dict[str, float]:
     }
 
 
+def _score_flops(cfg: arch.MoEConfig) -> float:
+    """Eq. 10's attention-score term per token, ``4·s·d`` per layer (App. I)."""
+    return 4.0 * cfg.context_length * cfg.d_model * cfg.n_layers
+
+
 def moe_mini_flops() -> pd.DataFrame:
     """Forward FLOPs per token of MoE-mini and Dense-6.1B by App. I (Eq. 10-12), split.
 
@@ -94,7 +99,7 @@ def moe_mini_flops() -> pd.DataFrame:
         f = app_i_flops(cfg)
         rows[name] = {
             "attention": f["attention"] / 1e9,
-            "scores": 4.0 * cfg.context_length * cfg.d_model * cfg.n_layers / 1e9,
+            "scores": _score_flops(cfg) / 1e9,
             "ffn": f["ffn"] / 1e9,
             "attention share": f["attention"] / (f["attention"] + f["ffn"]),
             "M": model_scale(cfg) / 1e9,
@@ -177,8 +182,7 @@ def attention_share_readings(table: int = 12) -> pd.DataFrame:
         cfg = to_config(row)
         fwd = app_i_flops(cfg)
         q_width = cfg.n_heads * cfg.attn_head_dim
-        scores = cfg.n_layers * 4.0 * cfg.context_length * cfg.d_model
-        printed = fwd["attention"] - scores
+        printed = fwd["attention"] - _score_flops(cfg)
         usual = cfg.n_layers * 4.0 * cfg.d_model * q_width * (1 + cfg.kv_heads / cfg.n_heads)
         values = (fwd["attention"] / sum(fwd.values()),
                   fwd["attention"] / (fwd["attention"] + fwd["ffn"]),
