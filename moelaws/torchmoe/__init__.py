@@ -10,7 +10,9 @@
 
 Modules: :mod:`~moelaws.torchmoe.model` (model, MoE layer, dispatchers),
 :mod:`~moelaws.torchmoe.data` (offline corpora), :mod:`~moelaws.torchmoe.train` (training loop
-and expert-load statistics), :mod:`~moelaws.torchmoe.runs` (cached runs),
+and expert-load statistics), :mod:`~moelaws.torchmoe.specialisation` (what an expert's choice
+tells about its token's group, with a token-only ceiling),
+:mod:`~moelaws.torchmoe.runs` (cached runs),
 :mod:`~moelaws.torchmoe.sweep` (the named sweeps and their command line),
 :mod:`~moelaws.torchmoe.bench` (throughput benchmark).
 """

@@ -45,6 +45,7 @@ __all__ = [
     "make_optimizer",
     "train",
     "training_step",
+    "validation_batches",
 ]
 
 EVAL_SEED = 12345
@@ -235,7 +236,12 @@ def training_step(
     return out
 
 
-def _eval_batches(corpus: Corpus, settings: TrainSettings, seq_len: int) -> list:
+def validation_batches(corpus: Corpus, settings: TrainSettings, seq_len: int) -> list:
+    """The validation windows every run of :func:`train` is scored and its load counted on.
+
+    ``settings.eval_batches`` batches of ``(x, y, groups)`` drawn from the validation split
+    with the fixed seed ``EVAL_SEED``: the same positions whatever the model or its seed.
+    """
     gen = torch.Generator().manual_seed(EVAL_SEED)
     return [
         corpus.batch("val", settings.batch_size, seq_len, gen) for _ in range(settings.eval_batches)
@@ -347,7 +353,7 @@ def train(
     tokens_per_step = settings.batch_size * seq_len
     flops_per_token = arch.flops(cfg, "exact", training=True)
     gen = torch.Generator().manual_seed(seed)
-    eval_batches = _eval_batches(corpus, settings, seq_len)
+    eval_batches = validation_batches(corpus, settings, seq_len)
 
     rows = []
     window: dict[str, list] = {"ce": [], "bal": [], "z": []}
