@@ -176,19 +176,20 @@ def attention_share_readings(table: int = 12) -> pd.DataFrame:
     ValueError
         If ``table`` is not one of Tables 8-12.
     """
-    frame = configs(table)
-    shares: dict[str, list[float]] = {}
-    for _, row in frame.iterrows():
+    metrics = table_metrics(table)
+    projections: dict[str, list[float]] = {name: [] for name in ATTENTION_READINGS[2:]}
+    for _, row in configs(table).iterrows():
         cfg = to_config(row)
         fwd = app_i_flops(cfg)
         q_width = cfg.n_heads * cfg.attn_head_dim
         printed = fwd["attention"] - _score_flops(cfg)
         usual = cfg.n_layers * 4.0 * cfg.d_model * q_width * (1 + cfg.kv_heads / cfg.n_heads)
-        values = (fwd["attention"] / sum(fwd.values()),
-                  fwd["attention"] / (fwd["attention"] + fwd["ffn"]),
-                  printed / (printed + fwd["ffn"]), usual / (usual + fwd["ffn"]))
-        for name, value in zip(ATTENTION_READINGS, values, strict=True):
-            shares.setdefault(name, []).append(value)
+        for name, value in zip(ATTENTION_READINGS[2:], (printed / (printed + fwd["ffn"]),
+                                                        usual / (usual + fwd["ffn"])), strict=True):
+            projections[name].append(value)
+    # The first two readings are table_metrics' attention shares (the same App. I FLOPs).
+    shares = {ATTENTION_READINGS[0]: list(metrics["attn_share"]),
+              ATTENTION_READINGS[1]: list(metrics["attn_share_nonemb"]), **projections}
     return pd.DataFrame({name: {"min": min(v), "max": max(v)} for name, v in shares.items()}).T
 
 
