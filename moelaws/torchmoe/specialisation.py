@@ -8,7 +8,8 @@ router's value in context:
 - a router that chooses from the current token alone cannot carry more about the group than the
   token does (the data-processing inequality: group → token → expert), so
   :func:`token_information_share` over the same positions is the ceiling of every token-only
-  router, and only a share above it shows a router using context;
+  router, and of this share only a value above it shows a router using context (a value below
+  says nothing either way);
 - a random map from each token to ``top_k`` distinct experts
   (:func:`hash_router_information_shares`) is what routing by token with no learning gives.
 """
@@ -27,8 +28,8 @@ def information_share(joint: np.ndarray) -> float:
     """I(X; Y) / H(Y) of a table of joint counts (rows: X, columns: Y).
 
     The information of the counts' own (empirical) distribution: a plug-in estimate, biased
-    upward when the counts are few. Two shares counted on the same positions obey the
-    data-processing inequality exactly, with no correction.
+    upward when the counts are few. The share of an expert computed from the token alone never
+    exceeds the token's own share on the same positions, exactly, with no correction.
 
     Raises
     ------
