@@ -113,7 +113,8 @@ _QWEN_NOTE = (
     "rounding of h alone moves it by ±0.036 points. But every constant moves all nine rows: "
     "drawing all twelve constants within their printed rounding, about 2 % of draws reproduce "
     "the other eight rows and 0.05 % all nine (moelaws.comprehensive.checks), so rounding "
-    "explains 40.04 only at the edge of the rounding box and a typo is as likely (truncating, "
+    "explains 40.04 only at the edge of the rounding box, or a typo does: the published "
+    "material cannot tell which (truncating, "
     "not rounding, 40.049 would give 40.04 but 20.395 would then give 20.39, not the printed "
     "20.40)."
 )
