@@ -67,9 +67,10 @@ def answers(compute: float, total_params: float) -> pd.DataFrame:
         Indexed by paper (those with a ``compute_optimal`` role, in reading order); columns
         ``own count``, ``κ = own compute per token / 6N_a``, ``N_a own (B)``, ``D own (T)``,
         ``6·N_a·D own / C``, ``own budget for common C``, ``N_a common (B)``,
-        ``D common (T)``, ``6·N_a·D common / C``, and ``own inside fitted domain``, ``common
-        inside fitted domain`` (leverage and holistic: the budget in their count within
-        Tables 8-12's and Table 2's; comprehensive: N, D* and N_a*/N within Table 8's). The
+        ``D common (T)``, ``6·N_a·D common / C``, and ``own inside fitted or validated
+        ranges``, ``common inside fitted or validated ranges`` (leverage and holistic: the
+        budget in their count within Tables 8-12's and Table 2's; comprehensive: N, D* and
+        N_a*/N within the ranges of Table 8's fitting and validation rows together). The
         leverage paper gives M, not N_a: its N_a is ``M/(6κ)`` with the stand-in κ, ours. κ
         is the one of the common-count run.
 
@@ -96,8 +97,10 @@ def answers(compute: float, total_params: float) -> pd.DataFrame:
             "own budget for common C": c["own budget"],
             "N_a common (B)": c["N_a"] / 1e9, "D common (T)": c["D"] / 1e12,
             "6·N_a·D common / C": 6.0 * c["N_a"] * c["D"] / compute,
-            "own inside fitted domain": not flags(paper.id, **role.domain(o, total_params)),
-            "common inside fitted domain": not flags(paper.id, **role.domain(c, total_params)),
+            "own inside fitted or validated ranges":
+                not flags(paper.id, **role.domain(o, total_params)),
+            "common inside fitted or validated ranges":
+                not flags(paper.id, **role.domain(c, total_params)),
         })
     return pd.DataFrame(rows).set_index("paper")
 
