@@ -194,9 +194,10 @@ CLAIMS += [
 
 # --- Table 1 and App. H: parameter counts from Eq. 2–3 ---------------------------------------
 _COUNT_NOTE = (
-    "Eq. 2–3 (marked ≈ in the paper) give {ours}; the printed size is larger by about 1 M. Of "
-    "the 15 sizes checked here (Table 1 and App. H), 6 are larger than Eq. 2–3 by 0.3–1 M "
-    "beyond rounding. No single omitted term (router d·n_e·l, RMSNorm weights, attention "
+    "Eq. 2–3 (marked ≈ in the paper) give {ours}, below the printed size. Of the 15 sizes "
+    "checked here (Table 1 and App. H), 6 are larger than Eq. 2–3 by 0.54–0.91 M, which is "
+    "0.04–0.41 M past the edge of the printed value's rounding interval (two of them only "
+    "just). No single omitted term (router d·n_e·l, RMSNorm weights, attention "
     "biases, alone or combined) reconciles all of them, so the printed sizes probably come from "
     "the training framework's own count."
 )

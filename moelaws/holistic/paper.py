@@ -103,7 +103,8 @@ def verdict(cfg: ConfigLike, tokens: float | None) -> dict[str, Any]:
     """The holistic pipeline (Sec. 7) at the model's training compute, against the model.
 
     ``C = M·D`` with the paper's M = 6·N_a + 6·S·N_q·d_qkv·L (``arch`` convention
-    ``"holistic"``; S is the model's context length). Eq. 2 gives M_opt and D_opt, our fit
+    ``"holistic"``; S is the context length the book assumes for the model). Eq. 2 gives
+    M_opt and D_opt, our fit
     the optimal M/N_a, App. F.4 the chosen N/N_a; within the design domain (at most 1e24
     FLOPs) :func:`moelaws.holistic.design_report` also gives an architecture.
 
@@ -222,7 +223,8 @@ PAPER = Paper(
             "N, N_a": "App. A Eq. 10-12, non-embedding",
             "compute C": "M·D, M = 6·N_a + 6·S·N_q·d_qkv·L",
             "G": "(not a variable: N_e = 288, K = 8 fixed)",
-            "S": "sequence length (8192 in the paper; the model's context here)",
+            "S": "sequence length (8192 in the paper; here the context the book assumes for "
+                 "each model)",
             "r / sparsity": "fixed K/N_e = 8/288",
         },
         values=_card_values,
