@@ -9,10 +9,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from moelaws.torchmoe import data  # noqa: E402
+from moelaws.arch import MoEConfig  # noqa: E402
+from moelaws.torchmoe import MoETransformer, data  # noqa: E402
 from moelaws.torchmoe.specialisation import (  # noqa: E402
+    conditional_information_null,
+    conditional_information_share,
     hash_router_information_shares,
     information_share,
+    routed_experts,
     token_information_share,
 )
 from moelaws.torchmoe.train import TrainSettings, validation_batches  # noqa: E402
@@ -78,3 +82,67 @@ def test_hash_router_rejects_impossible_top_k():
         hash_router_information_shares(batches, 10, 3, n_experts=4, top_k=5)
     with pytest.raises(ValueError, match="groups"):
         hash_router_information_shares([(b[0], b[1], None) for b in batches], 10, 3, 4, 2)
+
+
+def _context_positions(n=4000, seed=0):
+    """Two groups, one shared token and two own tokens; a router that reads the group."""
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, 2, n)
+    own = rng.random(n) < 0.5
+    tokens = np.where(own, 1 + groups, 0)
+    return tokens, groups, tokens == 0
+
+
+def test_conditional_share_is_zero_for_token_only_routing_and_one_for_the_group():
+    tokens, groups, shared = _context_positions()
+    by_token = np.stack([tokens % 3, (tokens + 1) % 3], axis=1)
+    assert conditional_information_share(tokens, groups, by_token, at=shared) == \
+        pytest.approx(0.0, abs=1e-12)
+    by_group = np.stack([groups, groups + 2], axis=1)
+    assert conditional_information_share(tokens, groups, by_group, at=shared) == \
+        pytest.approx(1.0)
+    # Over all positions the own tokens carry no uncertainty: the share is still of H(group|token).
+    assert conditional_information_share(tokens, groups, by_group) == pytest.approx(1.0)
+
+
+def test_the_permutation_null_separates_context_from_chance():
+    tokens, groups, shared = _context_positions()
+    rng = np.random.default_rng(1)
+    # Half the shared positions read the group, the rest pick at random.
+    reads = rng.random(len(tokens)) < 0.5
+    experts = np.where(reads, groups, rng.integers(0, 2, len(tokens)))[:, None]
+    observed = conditional_information_share(tokens, groups, experts, at=shared)
+    null = conditional_information_null(tokens, groups, experts, at=shared, n_permutations=50)
+    assert null.shape == (50,) and (null >= 0).all()
+    assert null.max() < 0.01 < observed
+    random_router = rng.integers(0, 2, (len(tokens), 1))
+    chance = conditional_information_share(tokens, groups, random_router, at=shared)
+    assert chance < np.quantile(conditional_information_null(
+        tokens, groups, random_router, at=shared, n_permutations=50), 0.99) + 0.01
+
+
+def test_conditional_share_rejects_what_it_cannot_score():
+    tokens, groups, shared = _context_positions(100)
+    with pytest.raises(ValueError, match="one row per position"):
+        conditional_information_share(tokens, groups[:-1], groups[:, None])
+    with pytest.raises(ValueError, match="no uncertainty"):
+        conditional_information_share(tokens, groups, groups[:, None], at=~shared)
+
+
+def test_routed_experts_follow_the_positions_and_keep_the_mode():
+    corpus, batches = _corpus_batches()
+    cfg = MoEConfig(n_layers=2, d_model=32, n_heads=4, n_experts=4, top_k=2, d_expert=16,
+                    vocab_size=corpus.vocab_size, context_length=16)
+    torch.manual_seed(0)
+    model = MoETransformer(cfg)
+    model.train()
+    chosen = routed_experts(model, batches)
+    n_positions = sum(x.numel() for x, _, _ in batches)
+    assert sorted(chosen) == [0, 1] and model.training
+    for experts in chosen.values():
+        assert experts.shape == (n_positions, 2)
+        assert (experts[:, 0] != experts[:, 1]).all()
+    with torch.no_grad():
+        model.eval()
+        first = model(batches[0][0]).routing[0].indices.numpy()
+    assert (chosen[0][: len(first)] == first).all()

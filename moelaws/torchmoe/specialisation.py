@@ -21,7 +21,14 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-__all__ = ["hash_router_information_shares", "information_share", "token_information_share"]
+__all__ = [
+    "conditional_information_null",
+    "conditional_information_share",
+    "hash_router_information_shares",
+    "information_share",
+    "routed_experts",
+    "token_information_share",
+]
 
 
 def information_share(joint: np.ndarray) -> float:
@@ -98,3 +105,82 @@ def hash_router_information_shares(
             np.add.at(joint, (chosen[tokens, j], groups), 1)
         shares.append(information_share(joint))
     return np.array(shares)
+
+
+def routed_experts(model: torch.nn.Module, batches: Sequence) -> dict[int, np.ndarray]:
+    """The experts each input position of ``batches`` is routed to, per MoE layer.
+
+    Returns ``{layer: (n_positions, top_k) array}`` in the order of
+    ``torch.cat([x.reshape(-1) for x, _, _ in batches])``. The model is evaluated in eval mode
+    without gradients and put back in the mode it was in.
+    """
+    was_training = model.training
+    model.eval()
+    chosen: dict[int, list[np.ndarray]] = {}
+    with torch.no_grad():
+        for x, _, _ in batches:
+            for routing in model(x).routing:
+                chosen.setdefault(routing.layer, []).append(routing.indices.numpy())
+    model.train(was_training)
+    return {layer: np.concatenate(parts) for layer, parts in chosen.items()}
+
+
+def conditional_information_share(
+    tokens: np.ndarray, groups: np.ndarray, experts: np.ndarray, *, at: np.ndarray | None = None
+) -> float:
+    """I(expert; group | token) / H(group | token) over the positions selected by ``at``.
+
+    ``experts`` is ``(n_positions, k)``: each position counts once per chosen expert, as
+    :func:`information_share` counts assignments. The value is zero for any router that picks
+    its experts from the current token alone (up to the plug-in estimate's upward bias, which a
+    permutation null measures: :func:`conditional_information_null`), and one when, given the
+    token, the expert fixes the group.
+
+    Raises
+    ------
+    ValueError
+        If the arrays disagree in length, or the selected positions leave no uncertainty about
+        the group given the token (H(group | token) = 0).
+    """
+    tokens, groups = np.asarray(tokens), np.asarray(groups)
+    experts = np.asarray(experts).reshape(len(experts), -1)
+    if not len(tokens) == len(groups) == len(experts):
+        raise ValueError("tokens, groups and experts need one row per position")
+    keep = np.ones(len(tokens), bool) if at is None else np.asarray(at, bool)
+    tokens, groups, experts = tokens[keep], groups[keep], experts[keep]
+    n_groups = int(groups.max()) + 1 if len(groups) else 0
+    information = entropy = 0.0
+    for token in np.unique(tokens):
+        here = tokens == token
+        weight = here.mean()
+        group_counts = np.bincount(groups[here], minlength=n_groups).astype(float)
+        p_group = group_counts / group_counts.sum()
+        h_token = -float((p_group[p_group > 0] * np.log(p_group[p_group > 0])).sum())
+        entropy += weight * h_token
+        if h_token > 0:
+            joint = np.zeros((int(experts.max()) + 1, n_groups))
+            for j in range(experts.shape[1]):
+                np.add.at(joint, (experts[here, j], groups[here]), 1)
+            information += weight * information_share(joint) * h_token
+    if entropy <= 0:
+        raise ValueError("the selected positions leave no uncertainty about the group given "
+                         "the token")
+    return information / entropy
+
+
+def conditional_information_null(
+    tokens: np.ndarray, groups: np.ndarray, experts: np.ndarray, *, at: np.ndarray | None = None,
+    n_permutations: int = 200, seed: int = 0,
+) -> np.ndarray:
+    """:func:`conditional_information_share` with the groups shuffled among the positions of
+    each token: what a router blind to the group given the token scores on these counts."""
+    tokens, groups = np.asarray(tokens), np.asarray(groups)
+    rng = np.random.default_rng(seed)
+    by_token = [np.flatnonzero(tokens == token) for token in np.unique(tokens)]
+    null = []
+    for _ in range(n_permutations):
+        shuffled = groups.copy()
+        for where in by_token:
+            shuffled[where] = groups[rng.permutation(where)]
+        null.append(conditional_information_share(tokens, shuffled, experts, at=at))
+    return np.array(null)
