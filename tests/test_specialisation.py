@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -14,6 +15,7 @@ from moelaws.torchmoe import MoETransformer, data  # noqa: E402
 from moelaws.torchmoe.specialisation import (  # noqa: E402
     conditional_information_null,
     conditional_information_share,
+    group_blocks,
     hash_router_information_shares,
     information_share,
     routed_experts,
@@ -112,13 +114,48 @@ def test_the_permutation_null_separates_context_from_chance():
     reads = rng.random(len(tokens)) < 0.5
     experts = np.where(reads, groups, rng.integers(0, 2, len(tokens)))[:, None]
     observed = conditional_information_share(tokens, groups, experts, at=shared)
-    null = conditional_information_null(tokens, groups, experts, at=shared, n_permutations=50)
+    singletons = np.arange(len(tokens))
+    null = conditional_information_null(tokens, groups, experts, blocks=singletons, at=shared,
+                                        n_permutations=50)
     assert null.shape == (50,) and (null >= 0).all()
     assert null.max() < 0.01 < observed
     random_router = rng.integers(0, 2, (len(tokens), 1))
     chance = conditional_information_share(tokens, groups, random_router, at=shared)
     assert chance < np.quantile(conditional_information_null(
-        tokens, groups, random_router, at=shared, n_permutations=50), 0.99) + 0.01
+        tokens, groups, random_router, blocks=singletons, at=shared, n_permutations=50), 0.99) \
+        + 0.01
+
+
+def test_the_block_null_covers_a_router_whose_choices_are_correlated_within_a_block():
+    """Positions in blocks of one group each (windows of a document); a router blind to the
+    group that draws its expert once per block. Shuffling single positions calls that context
+    use; permuting whole blocks does not."""
+    rng = np.random.default_rng(2)
+    n_blocks, size = 60, 20
+    blocks = np.repeat(np.arange(n_blocks), size)
+    groups = np.repeat(rng.integers(0, 2, n_blocks), size)
+    tokens = np.zeros(len(blocks), int)  # one shared token: the group is never in the token
+    experts = np.repeat(rng.integers(0, 4, n_blocks), size)[:, None]
+    observed = conditional_information_share(tokens, groups, experts)
+    by_position = conditional_information_null(tokens, groups, experts,
+                                               blocks=np.arange(len(blocks)), n_permutations=100)
+    by_block = conditional_information_null(tokens, groups, experts, blocks=blocks,
+                                            n_permutations=100)
+    assert observed > by_position.max()
+    assert (by_block >= observed).mean() > 0.05
+    with pytest.raises(ValueError, match="single group"):
+        conditional_information_null(tokens, groups, experts, blocks=np.zeros(len(blocks)))
+
+
+def test_group_blocks_split_windows_and_documents():
+    _, batches = _corpus_batches()
+    blocks = group_blocks(batches)
+    groups = torch.cat([g.reshape(-1) for _, _, g in batches]).numpy()
+    window = np.repeat(np.arange(sum(len(g) for _, _, g in batches)), batches[0][2].shape[1])
+    frame = pd.DataFrame({"block": blocks, "group": groups, "window": window})
+    assert (frame.groupby("block")["group"].nunique() == 1).all()
+    assert (frame.groupby("block")["window"].nunique() == 1).all()
+    assert len(np.unique(blocks)) > frame["window"].nunique()  # documents split some windows
 
 
 def test_conditional_share_rejects_what_it_cannot_score():

@@ -24,6 +24,7 @@ import torch
 __all__ = [
     "conditional_information_null",
     "conditional_information_share",
+    "group_blocks",
     "hash_router_information_shares",
     "information_share",
     "routed_experts",
@@ -133,8 +134,8 @@ def conditional_information_share(
     ``experts`` is ``(n_positions, k)``: each position counts once per chosen expert, as
     :func:`information_share` counts assignments. The value is zero for any router that picks
     its experts from the current token alone (up to the plug-in estimate's upward bias, which a
-    permutation null measures: :func:`conditional_information_null`), and one when, given the
-    token, the expert fixes the group.
+    block-permutation null measures: :func:`conditional_information_null`), and one when, given
+    the token, the expert fixes the group.
 
     Raises
     ------
@@ -169,18 +170,50 @@ def conditional_information_share(
 
 
 def conditional_information_null(
-    tokens: np.ndarray, groups: np.ndarray, experts: np.ndarray, *, at: np.ndarray | None = None,
-    n_permutations: int = 200, seed: int = 0,
+    tokens: np.ndarray, groups: np.ndarray, experts: np.ndarray, *, blocks: np.ndarray,
+    at: np.ndarray | None = None, n_permutations: int = 200, seed: int = 0,
 ) -> np.ndarray:
-    """:func:`conditional_information_share` with the groups shuffled among the positions of
-    each token: what a router blind to the group given the token scores on these counts."""
+    """:func:`conditional_information_share` with each block's group drawn at random: what a
+    router blind to the group, given the token, scores on these counts.
+
+    ``blocks`` labels the positions that share one group by construction (a document's stretch
+    of a validation window, :func:`group_blocks`); the blocks' groups are permuted among the
+    blocks. Shuffling single positions instead would treat the positions of a window as
+    independent, which they are not (a router's choices within a window are correlated), and
+    would make chance look smaller than it is. The selection ``at`` is applied first.
+
+    Raises
+    ------
+    ValueError
+        If a block holds more than one group.
+    """
     tokens, groups = np.asarray(tokens), np.asarray(groups)
+    experts = np.asarray(experts).reshape(len(experts), -1)
+    blocks = np.asarray(blocks)
+    keep = np.ones(len(tokens), bool) if at is None else np.asarray(at, bool)
+    tokens, groups, experts, blocks = tokens[keep], groups[keep], experts[keep], blocks[keep]
+    block_ids, inverse = np.unique(blocks, return_inverse=True)
+    block_group = np.zeros(len(block_ids), dtype=groups.dtype)
+    block_group[inverse] = groups
+    if not (block_group[inverse] == groups).all():
+        raise ValueError("every block must hold a single group")
     rng = np.random.default_rng(seed)
-    by_token = [np.flatnonzero(tokens == token) for token in np.unique(tokens)]
-    null = []
-    for _ in range(n_permutations):
-        shuffled = groups.copy()
-        for where in by_token:
-            shuffled[where] = groups[rng.permutation(where)]
-        null.append(conditional_information_share(tokens, shuffled, experts, at=at))
-    return np.array(null)
+    return np.array([
+        conditional_information_share(tokens, rng.permutation(block_group)[inverse], experts)
+        for _ in range(n_permutations)
+    ])
+
+
+def group_blocks(batches: Sequence) -> np.ndarray:
+    """Block labels of the input positions of ``batches`` of ``(x, y, groups)``: a new block
+    at every window and wherever the group changes within one (a document boundary)."""
+    labels, next_label = [], 0
+    for _, _, groups in batches:
+        if groups is None:
+            raise ValueError("the batches need groups: (x, y, groups) with groups not None")
+        for window in groups.numpy():
+            starts = np.r_[True, window[1:] != window[:-1]]
+            ids = np.cumsum(starts) - 1 + next_label
+            labels.append(ids)
+            next_label = int(ids[-1]) + 1
+    return np.concatenate(labels)
