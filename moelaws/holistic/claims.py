@@ -122,7 +122,8 @@ CLAIMS += [
           "recur in Table 9). App. E trains 6 x 5 = 30 configurations at "
           "the six sweeps' optimal (M, N_a, N) with (K+1)·d_m/d = 3.0-5.0, which would make "
           "697 if they are not tabulated; but every d sweep (Tables 16-21) has rows within "
-          "0.24 of each of those five ratios, so they may be sweep rows. Untabulated App. F.2 "
+          "0.24 of each of those five ratios, so they may be sweep rows (a loose test: the "
+          "sampled ratios are 0.5 apart). Untabulated App. F.2 "
           "learning-rate/batch-size sweeps and Eq. 2's fitting runs could also make 'over "
           "670' true; the published tables alone do not.",
           kind="consistency"),
