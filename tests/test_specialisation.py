@@ -156,6 +156,9 @@ def test_group_blocks_split_windows_and_documents():
     assert (frame.groupby("block")["group"].nunique() == 1).all()
     assert (frame.groupby("block")["window"].nunique() == 1).all()
     assert len(np.unique(blocks)) > frame["window"].nunique()  # documents split some windows
+    # Blocks are maximal: neighbours in one window with one group share a block.
+    same = (frame["window"].diff() == 0) & (frame["group"].diff() == 0)
+    assert (frame["block"].diff()[same] == 0).all()
 
 
 def test_conditional_share_rejects_what_it_cannot_score():
