@@ -29,6 +29,7 @@ __all__ = [
     "information_share",
     "routed_experts",
     "token_information_share",
+    "tokens_and_groups",
 ]
 
 
@@ -59,7 +60,9 @@ def information_share(joint: np.ndarray) -> float:
     return float((joint[nz] * np.log(joint[nz] / (px @ py)[nz])).sum()) / h_y
 
 
-def _tokens_and_groups(batches: Sequence) -> tuple[np.ndarray, np.ndarray]:
+def tokens_and_groups(batches: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    """The input tokens and their groups of ``batches`` of ``(x, y, groups)``, flattened in the
+    order every function here uses (batch by batch, window by window)."""
     if not batches or any(b[2] is None for b in batches):
         raise ValueError("the batches need groups: (x, y, groups) with groups not None")
     tokens = torch.cat([x.reshape(-1) for x, _, _ in batches]).numpy()
@@ -73,7 +76,7 @@ def token_information_share(batches: Sequence, n_tokens: int, n_groups: int) -> 
     The ceiling of :func:`information_share` (expert, group) for any router that picks its
     experts from the current token alone, over the same positions.
     """
-    tokens, groups = _tokens_and_groups(batches)
+    tokens, groups = tokens_and_groups(batches)
     joint = np.zeros((n_tokens, n_groups))
     np.add.at(joint, (tokens, groups), 1)
     return information_share(joint)
@@ -96,7 +99,7 @@ def hash_router_information_shares(
     """
     if not 1 <= top_k <= n_experts:
         raise ValueError(f"top_k must be between 1 and n_experts ({n_experts}), not {top_k}")
-    tokens, groups = _tokens_and_groups(batches)
+    tokens, groups = tokens_and_groups(batches)
     shares = []
     for seed in seeds:
         rng = np.random.default_rng(seed)
