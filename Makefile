@@ -210,8 +210,12 @@ screenshots: $(BOOK_DEP) chromium
 # the CPU when it needs it. The pages' tests, beside the reader's stage, run at nice 5: at nice 10
 # they were once starved (650c8a5). Both cores stay busy whatever the priorities (README: the
 # whole command took 0.57 to 0.60 s per busy CPU-second in every arrangement measured).
+# The set-up's three parts (pip, npm, apt-get) wait on the disk and the network more than on the
+# CPU, and need nothing from each other but the DataTables bundle's copy (after pip): they run
+# side by side.
 TEST_JOBS ?= 2
-test: venv vendor chromium
+test:
+	$(MAKE) --no-print-directory -j3 --output-sync=target venv vendor chromium
 	@mkdir -p _build && date +%s > _build/.test-started
 	$(MAKE) --no-print-directory lint
 	@echo "make test: unit tests, book build, reader's stage, pages ($(TEST_JOBS) at a time; output when each ends)"
