@@ -29,6 +29,7 @@ from moelaws.comprehensive.optima import (
     optimal_S,
 )
 from moelaws.comprehensive.tables import table8
+from moelaws.fit_checks import MAX_CONDITION
 from moelaws.paper_data import data_dir, data_file, read_csv
 
 Array = np.ndarray
@@ -322,6 +323,98 @@ def identifiability(X: Array, noise_sd: float, params: Mapping[str, float] | Non
                                                                       strict=True)]
     return pd.DataFrame({"true": [truth[c] for c in CONSTANT_NAMES], "se": se, "rel_se": rel},
                         index=list(CONSTANT_NAMES))
+
+
+
+def profile(X: Array, y: Array, name: str, values: Sequence[float], *, noise_sd: float,
+            start: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """The least-squares misfit profiled over one fitted parameter: ``name`` (one of
+    :data:`FIT_NAMES`, e.g. ``"log_k"``) held at each of ``values`` while the other eleven are
+    refitted, in units of the noise, ``Δχ² = (SSR(value) − SSR_min)/noise_sd²`` with SSR the sum
+    of squared log residuals of Eq. 11 and SSR_min the least of the free fit's and the profile's.
+    Under Gaussian noise of that size a value with ``Δχ² > 3.84`` is outside the 95 %
+    profile-likelihood interval (Wilks); a profile that stays below it over a range does not
+    bound the parameter there.
+
+    Least squares (``loss="squared"`` of :func:`moelaws.fit.fit_law`), the likelihood of
+    :func:`simulate`'s Gaussian noise on log losses, not :func:`fit_constants`'s Huber loss.
+    The free fit starts from ``start`` (default Table 2's constants); the held values are
+    visited outwards from its value, each refit starting from its neighbour's optimum.
+
+    Parameters
+    ----------
+    X, y
+        Inputs ``[N, D, N_a, G, S]`` and losses, as for :func:`fit_constants`.
+    name
+        The parameter to hold, in :data:`FIT_NAMES`.
+    values
+        Its values (in the fitted parametrisation: ``log_k`` is ``log k``).
+    noise_sd
+        The noise standard deviation of the log losses.
+    start
+        Constants to start the free fit from.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per value (sorted): ``name``, ``delta_chi2``, ``G_opt`` and ``S_opt`` of the
+        refitted constants (:func:`derived`), and ``failures``: the fit's failed checks
+        (:attr:`moelaws.fit.FitResult.reason`), with the bound and conditioning checks taken
+        over the eleven refitted parameters only ("" when none).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``name``, no or non-finite values, or a non-positive ``noise_sd``.
+    """
+    if name not in FIT_NAMES:
+        raise ValueError(f"name must be one of {FIT_NAMES}")
+    values = np.sort(np.asarray(values, dtype=float).ravel())
+    if values.size == 0 or not np.all(np.isfinite(values)):
+        raise ValueError("values must be a non-empty list of finite numbers")
+    if not noise_sd > 0:
+        raise ValueError("noise_sd must be positive")
+    law, X, y = joint_law(), np.atleast_2d(np.asarray(X, dtype=float)), np.asarray(y, float)
+    prepared, index = law.prepare(X), FIT_NAMES.index(name)
+
+    def fitted(p0: Array, bounds: list[tuple[float, float]]) -> tuple[Array, float, str]:
+        res = fit.fit_law(law, X, y, p0[None, :], loss="squared", bounds=bounds,
+                          options=OPTIONS, progress=False)
+        p = np.array([res.params[n] for n in FIT_NAMES])
+        resid = _log_predict(p, prepared) - np.log(y)
+        # The held parameter sits at the bound that holds it, and its column (not fitted)
+        # does not belong in the conditioning of the fit: both checks are redone without it.
+        kept = [f for f in (res.diagnostics.failures() if res.diagnostics else [])
+                if not f.startswith(("parameters at a bound", "ill-conditioned"))]
+        at_bound = [n for n in (res.diagnostics.at_bound if res.diagnostics else ()) if n != name]
+        if at_bound:
+            kept.append(f"parameters at a bound: {', '.join(at_bound)}")
+        jac = _log_value_and_jacobian(p, prepared)[1]
+        condition = float(np.linalg.cond(np.delete(jac, index, axis=1)))
+        if not condition <= MAX_CONDITION:
+            kept.append(f"ill-conditioned without {name}: condition number {condition:.3g}")
+        return p, float(resid @ resid), "; ".join(kept)
+
+    free, ssr_free, _ = fitted(to_vector(table2() if start is None else {**table2(), **start}),
+                               list(BOUNDS))
+    solved: dict[int, tuple[Array, float, str]] = {}
+    for i in np.argsort(np.abs(values - free[index]), kind="stable"):
+        done = [j for j in solved if abs(j - i) == 1]
+        p0 = solved[done[0]][0].copy() if done else free.copy()
+        p0[index] = values[i]
+        # A box of zero width is refused: one a rounding error wide holds it.
+        width = 1e-9 * max(1.0, abs(values[i]))
+        bounds = list(BOUNDS)
+        bounds[index] = (values[i] - width, values[i] + width)
+        solved[int(i)] = fitted(p0, bounds)
+    ssr_min = min(ssr_free, *(s for _, s, _ in solved.values()))
+    rows = []
+    for i, value in enumerate(values):
+        p, ssr, failures = solved[i]
+        d = derived(to_constants(p))
+        rows.append({name: value, "delta_chi2": (ssr - ssr_min) / noise_sd**2,
+                     "G_opt": d["G_opt"], "S_opt": d["S_opt"], "failures": failures})
+    return pd.DataFrame(rows)
 
 
 def recovery(
