@@ -186,3 +186,21 @@ def test_routed_experts_follow_the_positions_and_keep_the_mode():
         model.eval()
         first = model(batches[0][0]).routing[0].indices.numpy()
     assert (chosen[0][: len(first)] == first).all()
+
+
+def test_the_null_selects_the_positions_before_it_permutes():
+    """``at`` picks the positions first and the blocks left are permuted: the same null as the
+    selected arrays passed alone. A null that permuted every block and then selected would draw
+    other groups for the same seed."""
+    rng = np.random.default_rng(3)
+    n_blocks, size = 40, 10
+    blocks = np.repeat(np.arange(n_blocks), size)
+    groups = np.repeat(rng.integers(0, 3, n_blocks), size)
+    tokens = rng.integers(0, 4, len(blocks))
+    experts = rng.integers(0, 4, (len(blocks), 2))
+    at = (tokens < 2) & (blocks % 3 != 0)  # drops whole blocks and splits the others
+    with_at = conditional_information_null(tokens, groups, experts, blocks=blocks, at=at,
+                                           n_permutations=30, seed=5)
+    selected = conditional_information_null(tokens[at], groups[at], experts[at],
+                                            blocks=blocks[at], n_permutations=30, seed=5)
+    np.testing.assert_array_equal(with_at, selected)
