@@ -10,6 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from moelaws.arch import MoEConfig
 from moelaws.comprehensive.law import active_params_eq2, total_params_eq3, uv_routed_factor
 from moelaws.paper_data import read_csv
 from moelaws.validation import positive
@@ -19,6 +20,12 @@ Array = np.ndarray
 MARGINAL_G_VALUES: tuple[float, ...] = (1, 2, 3, 4, 8, 16)
 """G values used only by the 90 small models that show the marginal effect of G (App. C.1,
 Figure 11); the fitting grid uses G ∈ {2.5, 5, 10, 15, 20}."""
+
+SEQ_LEN = 2048
+"""The training sequence length of every model (App. B and its Table 1)."""
+
+VOCAB_SIZE = 128_256
+"""The vocabulary size (App. B, Table 1)."""
 
 
 TABLES: tuple[str, ...] = ("table1", "table2", "table3", "table4", "table6", "table7", "table8",
@@ -90,6 +97,20 @@ def table1_counts() -> pd.DataFrame:
     out["N (Eq. 3)"] = total_params_eq3(G=G, S=t["n_shared"] / G, n_routed=t["n_routed"], **args)
     out["N_a (Eq. 2)"] = active_params_eq2(G=G, **args)
     return out
+
+
+def table1_configs() -> list[MoEConfig]:
+    """Table 1's five models as :class:`moelaws.arch.MoEConfig` (routed and shared experts of
+    the printed expert size, 64-wide heads, no dense layers; App. B's :data:`SEQ_LEN` and
+    :data:`VOCAB_SIZE`), named by their printed total size, for counting FLOPs the paper does
+    not count (its compute is ``D·N_a``)."""
+    t = read_table("table1")
+    return [MoEConfig(n_layers=int(r.n_layers), d_model=int(r.d_hidden), n_heads=int(r.n_heads),
+                      head_dim=int(r.d_head), n_experts=int(r.n_routed),
+                      top_k=int(r.n_activated_routed), n_shared=int(r.n_shared),
+                      d_expert=int(r.d_expert), vocab_size=VOCAB_SIZE, context_length=SEQ_LEN,
+                      name=str(r.model))
+            for r in t.itertuples()]
 
 
 APPENDIX_H_BASE = {

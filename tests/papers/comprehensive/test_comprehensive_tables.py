@@ -74,3 +74,20 @@ def test_side_by_side_csv_is_the_package_frame(name: str, capsys) -> None:
 
 def test_its_data_tables_are_these() -> None:
     assert {name for name in DATA_TABLES if name.startswith(f"{PAPER}-")} == {*OWN, *SIDE_BY_SIDE}
+
+
+def test_table1_configs_count_as_eq_2_and_3() -> None:
+    """Table 1's models as MoEConfigs: the exact count (norms, routers and biases besides
+    Eq. 2-3's weights) within 0.5 % of Eq. 2-3's N_a and N, at App. B's sequence length and
+    vocabulary."""
+    from moelaws import arch
+    from moelaws.comprehensive.tables import SEQ_LEN, VOCAB_SIZE, table1_configs, table1_counts
+
+    assert (SEQ_LEN, VOCAB_SIZE) == (2048, 128_256)
+    configs, by_eq = table1_configs(), table1_counts()
+    assert [c.name for c in configs] == list(by_eq["model"])
+    for cfg, (_, row) in zip(configs, by_eq.iterrows(), strict=True):
+        exact = arch.counts(cfg)
+        assert exact.active / row["N_a (Eq. 2)"] - 1 == pytest.approx(0, abs=5e-3)
+        assert exact.total / row["N (Eq. 3)"] - 1 == pytest.approx(0, abs=5e-3)
+        assert (cfg.context_length, cfg.vocab_size) == (SEQ_LEN, VOCAB_SIZE)
