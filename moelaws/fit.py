@@ -23,8 +23,7 @@ Estimators (``fit_law(..., loss=...)``) and the chapters that use them:
   the chapter's "fitting recipe" section).
 * ``"huber_likelihood"``: ``−Σ log p(log y | log ŷ, σ)`` for a Huber density with a fitted
   scale σ (Besiroglu et al. 2024, arXiv:2404.10102). Available; no chapter uses it yet.
-* ``"squared"``: ``½ Σ (log ŷ − log y)²``: the comprehensive chapter's profile over
-  ``log k`` (:func:`moelaws.comprehensive.recovery.profile`).
+* ``"squared"``: ``½ Σ (log ŷ − log y)²``. Available; no chapter uses it yet.
 
 Honesty: every entry point refuses, with a ``ValueError`` naming the reason, data and settings
 that cannot determine a fit (too few distinct rows, a constant or duplicated input, inputs
