@@ -342,8 +342,9 @@ def profile(X: Array, y: Array, name: str, values: Sequence[float], *, noise_sd:
     (trust region, the analytic Jacobian, :data:`BOUNDS`): L-BFGS-B stopped up to 0.06 in Δχ²
     short of the minimum along this flat profile, by an amount that changed with the machine's
     vector instructions. The held parameter is removed from the fit, not boxed in. The free fit
-    starts from ``start`` (default Table 2's constants); the held values are visited outwards
-    from its value, each refit starting from its neighbour's optimum.
+    starts from ``start`` (default Table 2's constants); each held value is refitted from the
+    free fit and from its neighbour's optimum on the same side of the free value (where that
+    is solved: the values are visited outwards), and the better kept.
 
     Parameters
     ----------
@@ -400,7 +401,7 @@ def profile(X: Array, y: Array, name: str, values: Sequence[float], *, noise_sd:
             lambda q: _log_predict(full(q), features) - log_y, p0[free],
             jac=lambda q: _log_value_and_jacobian(full(q), features)[1][:, free],
             bounds=(lower[free], upper[free]), method="trf", x_scale="jac",
-            ftol=1e-14, xtol=1e-14, gtol=1e-14, max_nfev=5000)
+            ftol=1e-12, xtol=1e-12, gtol=1e-12, max_nfev=1000)
         failures = [] if res.status > 0 else [f"the solver did not converge ({res.message})"]
         at_bound = [n for n, a in zip(np.array(FIT_NAMES)[free], res.active_mask, strict=True)
                     if a != 0]
@@ -416,10 +417,21 @@ def profile(X: Array, y: Array, name: str, values: Sequence[float], *, noise_sd:
         to_vector(table2() if start is None else {**table2(), **start}), held=False)
     solved: dict[int, tuple[Array, float, str]] = {}
     for i in np.argsort(np.abs(values - free_fit[index]), kind="stable"):
-        done = [j for j in solved if abs(j - i) == 1]
-        p0 = solved[done[0]][0].copy() if done else free_fit.copy()
-        p0[index] = values[i]
-        solved[int(i)] = fitted(p0, held=True)
+        # Two starts, the better kept: the free fit, and the neighbour towards it on the same
+        # side (the first point on a side has none).
+        side = np.sign(values[i] - free_fit[index])
+        starts = [free_fit]
+        j = int(i - side)
+        if side != 0 and j in solved and np.sign(values[j] - free_fit[index]) == side:
+            starts.append(solved[j][0])
+        best = None
+        for start_vector in starts:
+            p0 = start_vector.copy()
+            p0[index] = values[i]
+            candidate = fitted(p0, held=True)
+            if best is None or candidate[1] < best[1]:
+                best = candidate
+        solved[int(i)] = best
     ssr_min = min(ssr_free, *(s for _, s, _ in solved.values()))
     rows = []
     for i, value in enumerate(values):
