@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from moelaws.corpus_text import pydoc_split_sizes, pydoc_text
+
 __all__ = ["CORPORA", "Corpus", "get_corpus", "pydoc_corpus", "pydoc_text", "synthetic_corpus"]
 
 
@@ -90,13 +92,6 @@ class Corpus:
 # --- Python's documentation -------------------------------------------------------------------
 
 
-def pydoc_text() -> str:
-    """The text of ``pydoc_data.topics`` (the help() topics of this CPython), topics sorted."""
-    from pydoc_data.topics import topics
-
-    return "\n\n".join(topics[k] for k in sorted(topics))
-
-
 def pydoc_corpus(val_fraction: float = 0.1) -> Corpus:
     """Character-level corpus of Python's help topics; the last ``val_fraction`` is validation.
 
@@ -106,7 +101,7 @@ def pydoc_corpus(val_fraction: float = 0.1) -> Corpus:
     vocab = sorted(set(text))
     lookup = {c: i for i, c in enumerate(vocab)}
     ids = torch.tensor([lookup[c] for c in text], dtype=torch.int64)
-    cut = int(len(ids) * (1 - val_fraction))
+    cut, _ = pydoc_split_sizes(val_fraction)
     return Corpus("pydoc", ids[:cut], ids[cut:], vocab)
 
 
