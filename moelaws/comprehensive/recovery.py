@@ -326,7 +326,6 @@ def identifiability(X: Array, noise_sd: float, params: Mapping[str, float] | Non
                         index=list(CONSTANT_NAMES))
 
 
-
 def profile(X: Array, y: Array, name: str, values: Sequence[float], *, noise_sd: float,
             start: Mapping[str, float] | None = None) -> pd.DataFrame:
     """The least-squares misfit profiled over one fitted parameter: ``name`` (one of
