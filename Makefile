@@ -131,7 +131,8 @@ nbval: venv
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env $(NB_BUILD)
 
 # The reader's stage, one pytest session: a fresh virtual environment with only ipykernel, into
-# which a download's set-up cell installs moelaws (tests/fresh_env.py); every chapter's download
+# which a download's set-up cell installs moelaws (tests/fresh_env.py) with the oldest versions
+# pyproject.toml admits (tests/lowest_versions.py); every chapter's download
 # then runs in JupyterLab on that kernel, from a folder outside the repository
 # (tests/browser/test_live_lab.py: errors, stderr, charts, widgets, saving), which also runs
 # the code of each student edition whose code is the chapter's first cells; the reproducibility

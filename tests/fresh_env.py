@@ -2,17 +2,18 @@
 
 A reader who downloads a chapter (``_build/html/_sources/**/*.ipynb``, written by
 :mod:`moelaws.notebook_export`) runs it in an environment of their own, in a folder with no
-repository beside it, and its set-up cell installs ``moelaws[notebook]``. The tests recreate
-that once per session: a virtual environment with nothing but ``ipykernel``, registered as the
-kernel ``moelaws-fresh``; the set-up cell's requirement (``moelaws[notebook] @
-git+<repository>@<commit>``) is pointed at a copy of this checkout's package and pip is
-constrained to ``requirements.txt`` (so torch stays the local 2.13.0 wheel); nothing else
+repository beside it, and its set-up cell installs ``moelaws[notebook]``. The tests recreate that
+once per session: a virtual environment with nothing but ``ipykernel``, registered as the kernel
+``moelaws-fresh``; the set-up cell's requirement (``moelaws[notebook] @
+git+<repository>@<commit>``) is pointed at a copy of this checkout's package and pip is constrained
+to the oldest versions ``pyproject.toml`` admits (``tests/lowest_versions.py``: what a reader whose
+Jupyter already has older packages keeps; torch stays the local 2.13.0 wheel); nothing else
 changes. ``tests/test_downloads.py`` checks that the set-up cell installs the package there and
 runs every other download (the reproducibility page, a student edition) headless (nbclient);
-``tests/browser/test_live_lab.py`` runs every chapter's download in JupyterLab on that same
-kernel, so each chapter is executed once, in the reader's environment and front end. A student
-edition whose code is its chapter's first code cells (:func:`prefix_mismatch`) is not run again:
-the chapter's run from a fresh kernel has run exactly that code, in that order, first.
+``tests/browser/test_live_lab.py`` runs every chapter's download in JupyterLab on that same kernel,
+so each chapter is executed once, in the reader's environment and front end. A student edition
+whose code is its chapter's first code cells (:func:`prefix_mismatch`) is not run again: the
+chapter's run from a fresh kernel has run exactly that code, in that order, first.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import lowest_versions
 import nbformat
 
 from moelaws.notebook_export import EXTRA, SETUP_TAG
@@ -110,12 +112,11 @@ HEADLESS_DOWNLOADS = [p for p in DOWNLOADS
 nbclient."""
 KERNEL = "moelaws-fresh"
 REQUIREMENT = re.compile(r'package = "moelaws\[notebook\] @ git\+https://github\.com/[^"@]+@[^"]+"')
-CONSTRAINTS = ROOT / "requirements.txt"
+REQUIREMENTS = ROOT / "requirements.txt"
 KERNEL_ENV = {
     # PIP_COMPILE=0 (pip --no-compile; PIP_NO_COMPILE=1 would mean the opposite): pip skips
     # byte-compiling every installed module (torch's thousands); the kernel compiles what it
     # imports. What is installed, and from where, does not change.
-    "PIP_CONSTRAINT": str(CONSTRAINTS),
     "PIP_COMPILE": "0",
     # ... so the kernels compile what they import, once, into __pycache__, as a reader's Python
     # does; a runner that sets PYTHONDONTWRITEBYTECODE (CI here does) would otherwise make every
@@ -163,19 +164,22 @@ class FreshEnv:
 
 
 def make_fresh_env(where: Path) -> FreshEnv:
-    """Create the venv, install ipykernel (constrained), register kernel ``moelaws-fresh`` and
-    copy this checkout's package where the set-up cell will install it from."""
+    """Create the venv, install ipykernel (constrained to the oldest versions), register kernel
+    ``moelaws-fresh`` (its pip constrained alike) and copy this checkout's package where the
+    set-up cell will install it from."""
+    constraints = where / "constraints.txt"
+    constraints.write_text(lowest_versions.constraints(ROOT / "pyproject.toml", REQUIREMENTS))
     venv = where / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PIP_COMPILE": "0"}
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-c", str(CONSTRAINTS),
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-c", str(constraints),
                     "ipykernel"], check=True, env=env)
     subprocess.run([str(python), "-m", "ipykernel", "install", "--prefix", str(where / "kernel"),
                     "--name", KERNEL], check=True, capture_output=True, env=env)
     spec_file = jupyter_path(where) / "kernels" / KERNEL / "kernel.json"
     spec = json.loads(spec_file.read_text())
-    spec["env"] = {**spec.get("env", {}), **KERNEL_ENV}
+    spec["env"] = {**spec.get("env", {}), **KERNEL_ENV, "PIP_CONSTRAINT": str(constraints)}
     spec_file.write_text(json.dumps(spec, indent=1))
     # What the set-up cell installs: this checkout's package, copied (pip builds it in its
     # source folder), so nothing outside moelaws/ and pyproject.toml can be read from there.

@@ -7,8 +7,10 @@ per session with nothing but ``ipykernel`` (tests/fresh_env.py, the ``fresh_env`
 in a folder of its own outside the repository (a download runs anywhere, with no repository
 beside it). The set-up cell has to install everything: its requirement (``moelaws[notebook] @
 git+<repository>@<commit>``) is pointed at a copy of this checkout's package and pip is
-constrained to ``requirements.txt`` (so torch stays the local 2.13.0 wheel); nothing else
-changes. Any error in any cell, and any stderr output (a warning, pip's included), fails.
+constrained to the oldest versions ``pyproject.toml`` admits (``tests/lowest_versions.py``; torch
+stays the local 2.13.0 wheel), which is what a reader whose Jupyter already has older packages
+(Colab's, a course's) keeps; nothing else changes. Any error in any cell, and any stderr output
+(a warning, pip's included), fails.
 
 Each chapter's download is executed once, by tests/browser/test_live_lab.py: it runs in
 JupyterLab on this same kernel (Run All), where its errors, stderr, charts and widgets are
@@ -27,7 +29,9 @@ of ``make test``) runs both files in one session after the book build; without
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +50,9 @@ from fresh_env import (
     chapter_of,
     run_download_headless,
 )
+from lowest_versions import lowest_versions
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 ENABLED = os.environ.get("MOELAWS_DOWNLOAD_TESTS") == "1"
 
@@ -80,6 +87,20 @@ def test_every_chapter_download_runs_in_jupyterlab() -> None:
 def test_the_setup_cell_installs_moelaws_into_a_fresh_kernel(reader_env: Any) -> None:
     assert not reader_env.importable_before, "the fresh environment already had moelaws"
     assert reader_env.importable_after, "the set-up cell did not install moelaws"
+
+
+def test_the_set_up_cell_installed_the_oldest_versions_pyproject_admits(reader_env: Any) -> None:
+    """Each direct dependency is at its lower bound in the reader's kernel (torch at
+    requirements.txt's version), so the chapters' runs there check the bounds."""
+    assert reader_env.importable_after, "the set-up cell did not install moelaws"
+    listing = subprocess.run([str(reader_env.fresh.python), "-m", "pip", "list", "--format",
+                              "json"], capture_output=True, text=True, check=True).stdout
+    installed = {canonicalize_name(p["name"]): Version(Version(p["version"]).public)
+                 for p in json.loads(listing)}
+    wanted = lowest_versions(ROOT / "pyproject.toml", ROOT / "requirements.txt")
+    wrong = {name: (str(installed.get(name)), low) for name, low in wanted.items()
+             if installed.get(name) != Version(low)}
+    assert not wrong, f"installed, wanted: {wrong}"
 
 
 @pytest.mark.parametrize("path", HEADLESS_DOWNLOADS, ids=lambda p: p.name)
