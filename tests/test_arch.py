@@ -31,6 +31,17 @@ def test_exact_counts_of_a_tiny_config_by_hand() -> None:
     assert arch.flops(TINY, training=False) == c.forward_flops
 
 
+def test_context_flops_by_hand() -> None:
+    """The exact count's context term (scores and mixing over all 6 keys, 2 layers, 2 heads of
+    width 4): the part of its attention FLOPs that is not projections; a sliding-window layer
+    counts its window."""
+    assert arch.counting.context_flops(TINY) == 2 * 6 * 2 * 2 * (4 + 4)
+    exact = arch.counts(TINY, "exact")
+    assert exact.attention_flops - arch.counting.context_flops(TINY) == 2 * 2 * 192
+    windowed = TINY.replace(sliding_window=2, n_sliding_layers=1)
+    assert arch.counting.context_flops(windowed) == 2 * 2 * (4 + 4) * (6 + 2)
+
+
 def test_tied_embeddings_and_biases() -> None:
     assert arch.embedding_params(TINY.replace(tie_embeddings=True)) == 80
     biased = TINY.replace(attention_bias=True, expert_bias=True)

@@ -11,6 +11,7 @@ from moelaws.arch.counting import (
     Counts,
     attention_keys_per_token,
     attention_weights,
+    context_flops,
     embedding_params,
     exact_counts,
     ffn_weights,
@@ -78,9 +79,7 @@ def mla_attention_flops(cfg: MoEConfig) -> float:
         Over all layers. Equals ``allocation_counts(cfg).attention_flops`` without MLA.
     """
     proj = 2.0 * attention_weights(cfg, biases=False, norms=False)
-    mixing = (2.0 * attention_keys_per_token(cfg) * cfg.n_heads
-              * (cfg.attn_head_dim + cfg.value_head_dim))
-    return cfg.n_layers * proj + mixing
+    return cfg.n_layers * proj + context_flops(cfg)
 
 
 @accepts_hf_config

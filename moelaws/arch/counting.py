@@ -152,6 +152,27 @@ def attention_keys_per_token(cfg: MoEConfig) -> float:
                  + cfg.n_sliding_layers * window)
 
 
+def context_flops(cfg: MoEConfig) -> float:
+    """Forward FLOPs per token of attention scores and value mixing, summed over the layers:
+    the exact count's context term.
+
+    Per key, ``2·n_h·d_qk`` for the scores and ``2·n_h·d_v`` for the mixing, times
+    :func:`attention_keys_per_token` (Hoffmann et al.'s accounting, no causal mask: a causal
+    model computes about half). The projections are not included.
+
+    Parameters
+    ----------
+    cfg : MoEConfig
+
+    Returns
+    -------
+    float
+        Part of ``exact_counts(cfg).attention_flops``.
+    """
+    return (2.0 * cfg.n_heads * (cfg.attn_head_dim + cfg.value_head_dim)
+            * attention_keys_per_token(cfg))
+
+
 def ffn_weights(cfg: MoEConfig, experts_per_moe_layer: int, *, biases: bool) -> int:
     """FFN and expert weights of all layers: the dense FFNs, ``experts_per_moe_layer`` routed
     experts and the shared experts of every MoE layer (routers excluded).
@@ -178,9 +199,7 @@ def exact_counts(cfg: MoEConfig) -> Counts:
     total = cfg.n_layers * attn + ffn_weights(cfg, cfg.n_experts, biases=True) + router + norms
     active = cfg.n_layers * attn + ffn_weights(cfg, cfg.top_k, biases=True) + router + norms
     attn_matmul = attention_weights(cfg, biases=False, norms=False)
-    mixing_per_key = 2.0 * cfg.n_heads * (cfg.attn_head_dim + cfg.value_head_dim)
-    attention_flops = (cfg.n_layers * 2.0 * attn_matmul
-                       + mixing_per_key * attention_keys_per_token(cfg))
+    attention_flops = cfg.n_layers * 2.0 * attn_matmul + context_flops(cfg)
     routers = cfg.n_moe_layers * router_weights(cfg, biases=False)
     ffn_flops = 2.0 * (ffn_weights(cfg, cfg.top_k, biases=False) + routers)
     logits = 2.0 * cfg.d_model * cfg.vocab_size

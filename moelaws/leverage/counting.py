@@ -37,7 +37,7 @@ def leverage_counts(cfg: MoEConfig) -> Counts:
     d = cfg.d_model
     q_width = cfg.n_heads * cfg.attn_head_dim
     attn_layer = 2.0 * d * q_width * (1 + 2 * cfg.kv_heads / cfg.n_heads)
-    attention_flops = cfg.n_layers * attn_layer + 4.0 * attention_keys_per_token(cfg) * d
+    attention_flops = cfg.n_layers * attn_layer + context_flops(cfg)
     ffn_flops = 6.0 * d * cfg.d_ff * cfg.n_ffn_dense_layers
     if cfg.is_moe:
         per_layer = 6.0 * d * cfg.top_k * cfg.d_expert + 4.0 * d * cfg.shared_width * cfg.n_shared
@@ -73,7 +73,24 @@ def mla_attention_flops(cfg: MoEConfig) -> float:
         return float(leverage_counts(cfg).attention_flops)
     output = float(cfg.n_heads * cfg.value_head_dim * cfg.d_model)
     proj = 2.0 * (attention_weights(cfg, biases=False, norms=False) - output)
-    return cfg.n_layers * proj + 4.0 * attention_keys_per_token(cfg) * cfg.d_model
+    return cfg.n_layers * proj + context_flops(cfg)
+
+
+def context_flops(cfg: MoEConfig) -> float:
+    """App. I (Eq. 10) context term, forward FLOPs per token over all layers: ``4·s·d`` per
+    layer (scores and value mixing, each ``2·s·d``, no causal mask), a sliding-window layer
+    counting its window instead of ``s`` (:func:`~moelaws.arch.counting.attention_keys_per_token`).
+
+    Parameters
+    ----------
+    cfg : MoEConfig
+
+    Returns
+    -------
+    float
+        Part of ``leverage_counts(cfg).attention_flops``.
+    """
+    return 4.0 * attention_keys_per_token(cfg) * cfg.d_model
 
 
 @accepts_hf_config
